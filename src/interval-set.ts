@@ -1,0 +1,42 @@
+// Merged, sorted integer intervals with point membership by binary search:
+// the union of replace ranges seen so far while the fold is rebuilt.
+
+export class IntervalSet {
+  private readonly starts: number[] = [];
+  private readonly stops: number[] = [];
+
+  contains(point: number): boolean {
+    const i = this.lastStartAtOrBefore(point);
+    return i >= 0 && point <= this.stops[i]!;
+  }
+
+  add(start: number, stop: number): void {
+    // Intervals touching or overlapping [start - 1, stop + 1] merge with it.
+    let first = this.lastStartAtOrBefore(start);
+    if (first < 0 || this.stops[first]! < start - 1) first++;
+    let last = first;
+    while (last < this.starts.length && this.starts[last]! <= stop + 1) last++;
+    if (last > first) {
+      start = Math.min(start, this.starts[first]!);
+      stop = Math.max(stop, this.stops[last - 1]!);
+    }
+    this.starts.splice(first, last - first, start);
+    this.stops.splice(first, last - first, stop);
+  }
+
+  private lastStartAtOrBefore(point: number): number {
+    let lo = 0;
+    let hi = this.starts.length - 1;
+    let found = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.starts[mid]! <= point) {
+        found = mid;
+        lo = mid + 1;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    return found;
+  }
+}

@@ -1,0 +1,82 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { MODES, isTestEnvironment, resolveMode, setLogger } from '../src/index';
+import { resetWarnings } from '../src/logger';
+
+const warn = vi.fn();
+beforeEach(() => {
+  resetWarnings();
+  warn.mockReset();
+  setLogger({ warn });
+});
+afterEach(() => {
+  setLogger(null);
+  vi.unstubAllEnvs();
+});
+
+describe('resolveMode', () => {
+  it('has exactly three modes', () => {
+    expect(MODES).toEqual(['off', 'warn', 'strict']);
+  });
+
+  it('defaults to warn', () => {
+    vi.stubEnv('NOUS_SESSION_INVARIANT', undefined);
+    expect(resolveMode()).toBe('warn');
+  });
+
+  it.each(MODES)('takes %s from config', (mode) => {
+    expect(resolveMode(mode)).toBe(mode);
+  });
+
+  it.each(MODES)('takes %s from NOUS_SESSION_INVARIANT when config is silent', (mode) => {
+    vi.stubEnv('NOUS_SESSION_INVARIANT', mode);
+    expect(resolveMode()).toBe(mode);
+    expect(resolveMode(undefined)).toBe(mode);
+  });
+
+  it('prefers config over the environment', () => {
+    vi.stubEnv('NOUS_SESSION_INVARIANT', 'off');
+    expect(resolveMode('strict')).toBe('strict');
+  });
+
+  it('accepts case and blanks around a mode name', () => {
+    vi.stubEnv('NOUS_SESSION_INVARIANT', ' STRICT ');
+    expect(resolveMode()).toBe('strict');
+  });
+
+  it('falls back to warn on a value that is not a mode, and warns once per process', () => {
+    expect(resolveMode('loud')).toBe('warn');
+    expect(resolveMode(42)).toBe('warn');
+    vi.stubEnv('NOUS_SESSION_INVARIANT', 'stirct');
+    expect(resolveMode()).toBe('warn');
+    expect(warn).toHaveBeenCalledTimes(1);
+    expect(warn.mock.calls[0]![0]).toMatch(/"loud" is not a mode/);
+  });
+
+  it('never throws, whatever it is given', () => {
+    const hostile = {
+      toString() {
+        throw new Error('boom');
+      },
+    };
+    expect(() => resolveMode(hostile)).not.toThrow();
+    expect(resolveMode(Symbol('x'))).toBe('warn');
+  });
+});
+
+describe('isTestEnvironment', () => {
+  it.each([{ NODE_ENV: 'test' }, { VITEST: 'true' }, { NODE_TEST_CONTEXT: 'child-v8' }, { JEST_WORKER_ID: '1' }])(
+    'recognises %o',
+    (env) => {
+      expect(isTestEnvironment(env)).toBe(true);
+    },
+  );
+
+  it('is false for production', () => {
+    expect(isTestEnvironment({ NODE_ENV: 'production' })).toBe(false);
+    expect(isTestEnvironment({})).toBe(false);
+  });
+
+  it('is true under this test runner', () => {
+    expect(isTestEnvironment()).toBe(true);
+  });
+});

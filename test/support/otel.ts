@@ -1,0 +1,53 @@
+// The real OpenTelemetry SDK, registered globally for a test and torn down after.
+
+import { context, metrics, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { MeterProvider, MetricReader, type DataPoint, type MetricData } from '@opentelemetry/sdk-metrics';
+import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+
+/** Collects on demand: the test reads exactly what was recorded so far. */
+export class OnDemandMetricReader extends MetricReader {
+  protected override async onShutdown(): Promise<void> {}
+  protected override async onForceFlush(): Promise<void> {}
+}
+
+export interface OtelHarness {
+  spans: InMemorySpanExporter;
+  tracerProvider: TracerProvider;
+  meterProvider: MeterProvider;
+  metric(name: string): Promise<MetricData | undefined>;
+  points(name: string): Promise<Array<DataPoint<number>>>;
+  teardown(): Promise<void>;
+}
+
+export function registerOtel(): OtelHarness {
+  const spans = new InMemorySpanExporter();
+  const tracerProvider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter: spans })] });
+  const reader = new OnDemandMetricReader();
+  const meterProvider = new MeterProvider({ readers: [reader] });
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  trace.setGlobalTracerProvider(tracerProvider);
+  metrics.setGlobalMeterProvider(meterProvider);
+
+  async function metric(name: string): Promise<MetricData | undefined> {
+    const { resourceMetrics } = await reader.collect();
+    return resourceMetrics.scopeMetrics.flatMap((s) => s.metrics).find((m) => m.descriptor.name === name);
+  }
+
+  return {
+    spans,
+    tracerProvider,
+    meterProvider,
+    metric,
+    async points(name) {
+      return ((await metric(name))?.dataPoints ?? []) as Array<DataPoint<number>>;
+    },
+    async teardown() {
+      trace.disable();
+      metrics.disable();
+      context.disable();
+      await tracerProvider.shutdown();
+      await meterProvider.shutdown();
+    },
+  };
+}
