@@ -63,3 +63,8 @@ export {
   VIOLATION_EVENT,
   VIOLATION_METRIC,
 } from './semconv';
+export { withSession, getActiveSession, type SessionBinding, type WithSessionOptions } from './session-context';
+export { SessionInvariantInstrumentation } from './instrumentation/instrumentation';
+export type { SessionInvariantInstrumentationConfig } from './instrumentation/types';
+export { HOOKED_MODULES, SUPPORTED_VERSIONS } from './instrumentation/supported';
+export * from './adapters/index';

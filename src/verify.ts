@@ -32,6 +32,21 @@ export interface VerifyOptions {
  * it behaves as `warn`. Apart from that one throw, never throws.
  */
 export function verify(log: SessionLog | undefined, request: readonly Message[], options: VerifyOptions = {}): void {
+  verifyRequest(log, request, options);
+}
+
+/** Where a violation's span event goes when the caller has no span: made on demand, ended after recording. */
+export interface ViolationSpanFactory {
+  (): { span: Span; end(): void } | undefined;
+}
+
+/** @internal `verify`, plus a span made only when there is a violation to record. */
+export function verifyRequest(
+  log: SessionLog | undefined,
+  request: readonly unknown[],
+  options: VerifyOptions,
+  violationSpan?: ViolationSpanFactory,
+): void {
   let mode: Mode;
   try {
     mode = resolveMode(options.mode);
@@ -45,10 +60,15 @@ export function verify(log: SessionLog | undefined, request: readonly Message[],
   try {
     const context = { ...options, mode: effectiveMode };
     recordCheck(context);
-    const result = check(log, request);
+    const result = check(log, request as readonly Message[]);
     if (result.ok) return;
     violation = result.violation;
-    recordViolation(violation, context);
+    const made = context.span === undefined ? violationSpan?.() : undefined;
+    try {
+      recordViolation(violation, made ? { ...context, span: made.span } : context);
+    } finally {
+      made?.end();
+    }
     logWarning(violationMessage(violation, options.captureContent ?? captureContentFromEnv(), options.agentName));
   } catch (error) {
     reportInternalError('verify', error, options.instruments);

@@ -1,0 +1,21 @@
+export { fromOpenAIChat, toOpenAIChat, type OpenAIChatContentPart, type OpenAIChatMessage, type OpenAIChatToolCall } from './openai-chat';
+export {
+  fromOpenAIResponses,
+  toOpenAIResponses,
+  type OpenAIResponsesContentPart,
+  type OpenAIResponsesInputPart,
+  type OpenAIResponsesOutputPart,
+  type OpenAIResponsesInputItem,
+} from './openai-responses';
+export {
+  fromAnthropic,
+  toAnthropic,
+  type AnthropicBlock,
+  type AnthropicImageBlock,
+  type AnthropicImageMediaType,
+  type AnthropicMessageParam,
+  type AnthropicRequest,
+  type AnthropicTextBlock,
+  type AnthropicToolResultBlock,
+  type AnthropicToolUseBlock,
+} from './anthropic';

@@ -1,0 +1,13 @@
+// The SDK versions whose per-request seam (`prepareRequest(request, { url, options })`)
+// this package hooks and tests.
+
+export const OPENAI_MODULE = 'openai';
+export const ANTHROPIC_MODULE = '@anthropic-ai/sdk';
+
+export const SUPPORTED_VERSIONS: Readonly<Record<string, string>> = {
+  [OPENAI_MODULE]: '>=6.0.0 <8',
+  [ANTHROPIC_MODULE]: '>=1.0.0 <2',
+};
+
+/** What the ESM loader hook is limited to. */
+export const HOOKED_MODULES: readonly string[] = [OPENAI_MODULE, ANTHROPIC_MODULE];

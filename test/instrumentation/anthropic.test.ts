@@ -1,0 +1,118 @@
+import { trace } from '@opentelemetry/api';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { SessionInvariantViolation, SessionLog, VIOLATION_EVENT, VIOLATION_METRIC, toAnthropic, withSession } from '../../src/index';
+import { startFakeProvider, type FakeProvider } from '../support/fake-provider';
+import { instrument, type Instrumented } from '../support/instrumented';
+
+let server: FakeProvider;
+let env: Instrumented;
+
+beforeAll(async () => {
+  server = await startFakeProvider();
+  env = instrument({ mode: 'warn' });
+});
+afterAll(async () => {
+  env.instrumentation.disable();
+  await env.otel.teardown();
+  await server.close();
+});
+beforeEach(() => env.otel.spans.reset());
+
+function client(maxRetries = 0) {
+  return new env.anthropic.Anthropic({ apiKey: 'test-key', baseURL: server.anthropicBaseURL, maxRetries });
+}
+
+function toolLog(): SessionLog {
+  const log = new SessionLog();
+  log.append('system_message', { content: 'You are a weather bot.' });
+  log.append('user_message', { content: 'Umbrella in Lisbon?' });
+  log.append('assistant_message', { content: 'Let me look.', toolCalls: [{ id: 'toolu_1', name: 'get_weather', arguments: { city: 'Lisbon' } }] });
+  log.append('tool_result', { content: '{"rain":true}', toolCallId: 'toolu_1', name: 'get_weather' });
+  return log;
+}
+
+async function violationCount(kind?: string) {
+  const points = await env.otel.points(VIOLATION_METRIC);
+  return points.filter((p) => !kind || p.attributes['nous.session.invariant.kind'] === kind).reduce((n, p) => n + p.value, 0);
+}
+
+function eventsOn(spanName: string) {
+  return env.otel.spans
+    .getFinishedSpans()
+    .filter((s) => s.name === spanName)
+    .flatMap((s) => s.events.filter((e) => e.name === VIOLATION_EVENT));
+}
+
+describe('anthropic messages', () => {
+  it('create: system is the overlay slot, tool_use and tool_result reconstruct the fold', async () => {
+    const log = toolLog();
+    const before = await violationCount();
+    const message = await withSession(log, () => client().messages.create({ model: 'claude-test', max_tokens: 64, ...toAnthropic(log.deriveMessages()) }));
+    expect((message as { content: Array<{ text: string }> }).content[0]!.text).toMatch(/^answer/);
+    expect(await violationCount()).toBe(before);
+  });
+
+  it('a dropped tool result is missing_message, on the span of the request', async () => {
+    const log = toolLog();
+    const { system, messages } = toAnthropic(log.deriveMessages());
+    await trace.getTracer('app').startActiveSpan('agent step', async (span) => {
+      await withSession(log, () => client().messages.create({ model: 'claude-test', max_tokens: 64, system, messages: messages.slice(0, 2) }));
+      span.end();
+    });
+    const events = env.otel.spans.getFinishedSpans().flatMap((s) => s.events.map((e) => ({ span: s.name, kind: e.attributes?.['nous.session.invariant.kind'] })));
+    expect(events).toHaveLength(1);
+    expect(events[0]!.kind).toBe('missing_message');
+    // Either the SDK's own call span (its built-in OpenTelemetry) or, without one, the caller's.
+    expect(['agent step', 'chat claude-test', 'anthropic.messages.create']).toContain(events[0]!.span);
+    expect(await violationCount('missing_message')).toBeGreaterThanOrEqual(1);
+  });
+
+  it('stream() still works and is checked', async () => {
+    const log = toolLog();
+    const before = await violationCount('extra_message');
+    const request = toAnthropic(log.deriveMessages());
+    const stream = withSession(log, () =>
+      client().messages.stream({ model: 'claude-test', max_tokens: 64, ...request, messages: [...request.messages, { role: 'user', content: 'ghost' }] }),
+    );
+    const final = await stream.finalMessage();
+    expect(final.content[0]).toMatchObject({ type: 'text' });
+    expect(await violationCount('extra_message')).toBe(before + 1);
+  });
+
+  it('create({ stream: true }) still works and is checked', async () => {
+    const log = toolLog();
+    const request = toAnthropic(log.deriveMessages());
+    const stream = await withSession(log, () => client().messages.create({ model: 'claude-test', max_tokens: 64, stream: true, ...request }));
+    const types: string[] = [];
+    for await (const event of stream as unknown as AsyncIterable<{ type: string }>) types.push(event.type);
+    expect(types.at(-1)).toBe('message_stop');
+  });
+
+  it('strict mode throws before the server receives the request', async () => {
+    const sent = server.received.length;
+    const call = withSession(toolLog(), () => client().messages.create({ model: 'claude-test', max_tokens: 64, messages: [{ role: 'user', content: 'ghost' }] }), {
+      mode: 'strict',
+    });
+    await expect(call).rejects.toBeInstanceOf(SessionInvariantViolation);
+    expect(server.received.length).toBe(sent);
+  });
+
+  it('a retried attempt counts once', async () => {
+    const before = await violationCount();
+    const sent = server.received.length;
+    server.failNext(1);
+    await withSession(toolLog(), () => client(2).messages.create({ model: 'claude-test', max_tokens: 64, messages: [{ role: 'user', content: 'ghost' }] }));
+    expect(server.received.length - sent).toBe(2);
+    expect((await violationCount()) - before).toBe(1);
+  });
+
+  it('does not check count_tokens', async () => {
+    const before = (await env.otel.points('nous.session.invariant.checks')).reduce((n, p) => n + p.value, 0);
+    await withSession(toolLog(), () =>
+      client()
+        .messages.countTokens({ model: 'claude-test', messages: [{ role: 'user', content: 'x' }] })
+        .catch(() => undefined),
+    );
+    expect((await env.otel.points('nous.session.invariant.checks')).reduce((n, p) => n + p.value, 0)).toBe(before);
+  });
+});

@@ -1,0 +1,270 @@
+import { trace } from '@opentelemetry/api';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import {
+  CHECKS_METRIC,
+  SessionInvariantViolation,
+  SessionLog,
+  VIOLATION_EVENT,
+  VIOLATION_METRIC,
+  setLogger,
+  toOpenAIChat,
+  toOpenAIResponses,
+  withSession,
+} from '../../src/index';
+import { resetWarnings } from '../../src/logger';
+import { startFakeProvider, type FakeProvider } from '../support/fake-provider';
+import { instrument, type Instrumented } from '../support/instrumented';
+
+let server: FakeProvider;
+let env: Instrumented;
+const warn = vi.fn();
+
+beforeAll(async () => {
+  server = await startFakeProvider();
+  env = instrument({ mode: 'warn' });
+});
+afterAll(async () => {
+  env.instrumentation.disable();
+  await env.otel.teardown();
+  await server.close();
+});
+beforeEach(() => {
+  resetWarnings();
+  warn.mockReset();
+  setLogger({ warn });
+  env.otel.spans.reset();
+});
+afterEach(() => setLogger(null));
+
+function client(options: { maxRetries?: number } = {}) {
+  return new env.openai.OpenAI({ apiKey: 'test-key', baseURL: server.openaiBaseURL, maxRetries: options.maxRetries ?? 0 });
+}
+
+function weatherLog(): SessionLog {
+  const log = new SessionLog();
+  log.append('system_message', { content: 'You are a weather bot.' });
+  log.append('user_message', { content: 'Umbrella in Lisbon?' });
+  log.append('assistant_message', { content: null, toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: '{"city":"Lisbon"}' }] });
+  log.append('tool_result', { content: '{"rain":true}', toolCallId: 'call_1', name: 'get_weather' });
+  return log;
+}
+
+async function violationPoints() {
+  return env.otel.points(VIOLATION_METRIC);
+}
+
+function inUserSpan<T>(fn: () => Promise<T>): Promise<T> {
+  return trace.getTracer('app').startActiveSpan('agent step', async (span) => {
+    try {
+      return await fn();
+    } finally {
+      span.end();
+    }
+  });
+}
+
+describe('openai chat completions', () => {
+  it('a request built from the fold passes: one check, no violation', async () => {
+    const log = weatherLog();
+    const before = (await env.otel.points(CHECKS_METRIC)).reduce((n, p) => n + p.value, 0);
+    const completion = await withSession(log, () =>
+      client().chat.completions.create({ model: 'gpt-test', messages: toOpenAIChat(log.deriveMessages()) }),
+    );
+    expect(completion.choices[0]!.message.content).toMatch(/^answer/);
+    const after = (await env.otel.points(CHECKS_METRIC)).reduce((n, p) => n + p.value, 0);
+    expect(after - before).toBe(1);
+    expect(await violationPoints()).toEqual([]);
+    expect(warn).not.toHaveBeenCalled();
+  });
+
+  it.each([
+    ['extra_message', (ms: ReturnType<typeof toOpenAIChat>) => [...ms, { role: 'user' as const, content: 'ghost' }]],
+    ['missing_message', (ms: ReturnType<typeof toOpenAIChat>) => ms.filter((m) => m.role !== 'tool')],
+    ['order', (ms: ReturnType<typeof toOpenAIChat>) => [ms[0]!, ms[2]!, ms[1]!, ms[3]!]],
+  ])('%s lands as a span event on the active span and on the counter', async (kind, mutate) => {
+    const log = weatherLog();
+    await inUserSpan(() =>
+      withSession(log, () => client().chat.completions.create({ model: 'gpt-test', messages: mutate(toOpenAIChat(log.deriveMessages())) }), {
+        agentName: 'weather',
+      }),
+    );
+    const span = env.otel.spans.getFinishedSpans().find((s) => s.name === 'agent step')!;
+    expect(span.events.map((e) => [e.name, e.attributes?.['nous.session.invariant.kind']])).toEqual([[VIOLATION_EVENT, kind]]);
+    const points = await violationPoints();
+    expect(points.find((p) => p.attributes['nous.session.invariant.kind'] === kind)).toMatchObject({
+      attributes: { 'nous.session.invariant.mode': 'warn', 'gen_ai.agent.name': 'weather', 'gen_ai.provider.name': 'openai' },
+    });
+  });
+
+  it('an orphaned tool result is reported', async () => {
+    const log = new SessionLog();
+    log.append('user_message', { content: 'hi' });
+    log.append('tool_result', { content: 'r', toolCallId: 'call_9' });
+    await inUserSpan(() =>
+      withSession(log, () => client().chat.completions.create({ model: 'gpt-test', messages: toOpenAIChat(log.deriveMessages()) })),
+    );
+    const span = env.otel.spans.getFinishedSpans().find((s) => s.name === 'agent step')!;
+    expect(span.events[0]!.attributes).toMatchObject({
+      'nous.session.invariant.kind': 'orphaned_tool_result',
+      'nous.session.invariant.tool_call_id': 'call_9',
+    });
+  });
+
+  it('with no active span, makes a GenAI client span for the violation', async () => {
+    const log = weatherLog();
+    await withSession(log, () => client().chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'ghost' }] }));
+    const span = env.otel.spans.getFinishedSpans().find((s) => s.name === 'chat gpt-test')!;
+    expect(span).toBeDefined();
+    expect(span.kind).toBe(2); // CLIENT
+    expect(span.attributes).toMatchObject({
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.provider.name': 'openai',
+      'gen_ai.request.model': 'gpt-test',
+    });
+    expect(span.events.map((e) => e.name)).toEqual([VIOLATION_EVENT]);
+  });
+
+  it('without a bound session nothing is checked', async () => {
+    const before = (await env.otel.points(CHECKS_METRIC)).reduce((n, p) => n + p.value, 0);
+    await client().chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'anything' }] });
+    expect((await env.otel.points(CHECKS_METRIC)).reduce((n, p) => n + p.value, 0)).toBe(before);
+  });
+
+  it('mode off in the session skips the check', async () => {
+    const before = (await env.otel.points(CHECKS_METRIC)).reduce((n, p) => n + p.value, 0);
+    await withSession(weatherLog(), () => client().chat.completions.create({ model: 'gpt-test', messages: [] }), { mode: 'off' });
+    expect((await env.otel.points(CHECKS_METRIC)).reduce((n, p) => n + p.value, 0)).toBe(before);
+  });
+
+  it('strict mode throws before the server receives the request', async () => {
+    const log = weatherLog();
+    const sent = server.received.length;
+    const call = withSession(log, () => client().chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'ghost' }] }), {
+      mode: 'strict',
+    });
+    await expect(call).rejects.toBeInstanceOf(SessionInvariantViolation);
+    await expect(call).rejects.toMatchObject({ details: { kind: 'missing_message' } });
+    expect(server.received.length).toBe(sent);
+  });
+
+  it('streaming still works and is checked', async () => {
+    const log = weatherLog();
+    const stream = await withSession(log, () =>
+      client().chat.completions.create({ model: 'gpt-test', stream: true, messages: [...toOpenAIChat(log.deriveMessages()), { role: 'user', content: 'x' }] }),
+    );
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+    expect(text).toMatch(/^answer \d+$/);
+    expect((await violationPoints()).some((p) => p.attributes['nous.session.invariant.kind'] === 'extra_message')).toBe(true);
+  });
+
+  it('returns exactly what the SDK returns: withResponse, asResponse, parse and tee work', async () => {
+    const log = weatherLog();
+    const messages = toOpenAIChat(log.deriveMessages());
+    await withSession(log, async () => {
+      const { data, response } = await client().chat.completions.create({ model: 'gpt-test', messages }).withResponse();
+      expect(response.status).toBe(200);
+      expect(data.object).toBe('chat.completion');
+      const raw = await client().chat.completions.create({ model: 'gpt-test', messages }).asResponse();
+      expect(((await raw.json()) as { object: string }).object).toBe('chat.completion');
+      const parsed = await client().chat.completions.parse({ model: 'gpt-test', messages });
+      expect(parsed.choices[0]!.message.content).toMatch(/^answer/);
+      const stream = await client().chat.completions.create({ model: 'gpt-test', messages, stream: true });
+      const [a, b] = stream.tee();
+      let left = '';
+      let right = '';
+      for await (const chunk of a) left += chunk.choices[0]?.delta.content ?? '';
+      for await (const chunk of b) right += chunk.choices[0]?.delta.content ?? '';
+      expect(left).toBe(right);
+    });
+    expect(await violationPoints()).toEqual(expect.not.arrayContaining([expect.objectContaining({ attributes: expect.objectContaining({ 'nous.session.invariant.kind': 'invalid_request' }) })]));
+  });
+
+  it('does not alter the request: the server receives the body the caller built', async () => {
+    const log = weatherLog();
+    const messages = [...toOpenAIChat(log.deriveMessages()), { role: 'user' as const, content: 'ghost' }];
+    await withSession(log, () => client().chat.completions.create({ model: 'gpt-test', messages, temperature: 0.2 }));
+    expect(server.received.at(-1)!.body).toEqual({ model: 'gpt-test', messages, temperature: 0.2 });
+  });
+
+  it('a retried attempt is the same logical request: its violation counts once', async () => {
+    const log = weatherLog();
+    const before = (await violationPoints()).reduce((n, p) => n + p.value, 0);
+    const sent = server.received.length;
+    server.failNext(1);
+    await withSession(log, () => client({ maxRetries: 2 }).chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'ghost' }] }));
+    expect(server.received.length - sent).toBe(2);
+    expect((await violationPoints()).reduce((n, p) => n + p.value, 0) - before).toBe(1);
+  });
+
+  it('malformed input never throws into the call: the request goes out and the problem is reported', async () => {
+    const log = weatherLog();
+    const sent = server.received.length;
+    const call = withSession(log, () => client().chat.completions.create({ model: 'gpt-test', messages: { not: 'a list' } as never }));
+    await expect(call).resolves.toBeDefined();
+    expect(server.received.length).toBe(sent + 1);
+    expect((await violationPoints()).some((p) => p.attributes['nous.session.invariant.kind'] === 'invalid_request')).toBe(true);
+  });
+});
+
+describe('openai responses', () => {
+  it('instructions are the overlay slot; input items reconstruct the fold', async () => {
+    const log = weatherLog();
+    const fold = log.deriveMessages().slice(1); // no leading system: instructions carry it
+    const noSystem = new SessionLog();
+    for (const m of fold) noSystem.append(m.role === 'tool' ? 'tool_result' : `${m.role}_message` as never, { ...m, createdAt: undefined } as never);
+    const before = (await violationPoints()).reduce((n, p) => n + p.value, 0);
+    const response = await withSession(noSystem, () =>
+      client().responses.create({ model: 'gpt-test', instructions: 'Be brief.', input: toOpenAIResponses(noSystem.deriveMessages()) }),
+    );
+    expect(response.output_text).toMatch(/^answer/);
+    expect((await violationPoints()).reduce((n, p) => n + p.value, 0)).toBe(before);
+  });
+
+  it('an invented input item is extra_message', async () => {
+    const log = weatherLog();
+    await inUserSpan(() =>
+      withSession(log, () =>
+        client().responses.create({ model: 'gpt-test', input: [...toOpenAIResponses(log.deriveMessages()), { role: "user", content: "ghost" }] }),
+      ),
+    );
+    const span = env.otel.spans.getFinishedSpans().find((s) => s.name === 'agent step')!;
+    expect(span.events[0]!.attributes).toMatchObject({ 'nous.session.invariant.kind': 'extra_message', 'nous.session.invariant.index': 4 });
+  });
+
+  it('a string input is one user message', async () => {
+    const log = new SessionLog();
+    log.append('user_message', { content: 'hello' });
+    const before = (await violationPoints()).reduce((n, p) => n + p.value, 0);
+    await withSession(log, () => client().responses.create({ model: 'gpt-test', input: 'hello' }));
+    expect((await violationPoints()).reduce((n, p) => n + p.value, 0)).toBe(before);
+  });
+});
+
+describe('enable and disable', () => {
+  it('disable() restores the original prepareOptions, enable() puts the hook back', async () => {
+    const proto = env.openai.OpenAI.prototype as unknown as { prepareOptions: { __wrapped?: boolean } };
+    expect(proto.prepareOptions.__wrapped).toBe(true);
+    env.instrumentation.disable();
+    expect(proto.prepareOptions.__wrapped).toBeUndefined();
+    const before = (await env.otel.points(CHECKS_METRIC)).reduce((n, p) => n + p.value, 0);
+    await withSession(weatherLog(), () => client().chat.completions.create({ model: 'gpt-test', messages: [] }));
+    expect((await env.otel.points(CHECKS_METRIC)).reduce((n, p) => n + p.value, 0)).toBe(before);
+    env.instrumentation.enable();
+    expect(proto.prepareOptions.__wrapped).toBe(true);
+  });
+
+  it('does not double patch when enabled twice', () => {
+    env.instrumentation.enable();
+    const proto = env.openai.OpenAI.prototype as unknown as { prepareOptions: { __original?: { __wrapped?: boolean } } };
+    expect(proto.prepareOptions.__original?.__wrapped).toBeUndefined();
+  });
+
+  it('warns once, naming the version, for an SDK outside the supported range', () => {
+    const definition = env.instrumentation.getModuleDefinitions().find((d) => d.name === 'openai')!;
+    const fake = { OpenAI: class {} };
+    definition.patch!(fake, '4.20.0');
+    definition.patch!(fake, '4.20.0');
+    expect(warn.mock.calls.filter(([m]) => /openai 4\.20\.0 is outside the supported range/.test(m as string))).toHaveLength(1);
+  });
+});

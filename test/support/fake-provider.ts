@@ -1,0 +1,142 @@
+// A loopback HTTP server that answers like the OpenAI and Anthropic APIs,
+// records every request it receives, and can fail on demand.
+
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ReceivedRequest {
+  path: string;
+  body: Record<string, unknown>;
+  headers: IncomingMessage['headers'];
+}
+
+export interface FakeProvider {
+  url: string;
+  openaiBaseURL: string;
+  anthropicBaseURL: string;
+  received: ReceivedRequest[];
+  /** Answer the next `n` requests with HTTP 500 (the SDKs retry those). */
+  failNext(n: number): void;
+  /** Make the next chat completion call the given tool instead of answering. */
+  callToolNext(name: string, args: Record<string, unknown>): void;
+  close(): Promise<void>;
+}
+
+export async function startFakeProvider(): Promise<FakeProvider> {
+  const received: ReceivedRequest[] = [];
+  let failures = 0;
+  let toolCall: { name: string; args: Record<string, unknown> } | undefined;
+  let counter = 0;
+
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const body = (text ? JSON.parse(text) : {}) as Record<string, unknown>;
+      const path = (req.url ?? '').split('?')[0]!;
+      received.push({ path, body, headers: req.headers });
+      if (failures > 0) {
+        failures--;
+        return json(res, 500, { error: { message: 'injected failure', type: 'server_error' } });
+      }
+      const id = ++counter;
+      if (path === '/v1/chat/completions') {
+        const call = toolCall;
+        toolCall = undefined;
+        return body.stream ? chatStream(res, id, body, call) : json(res, 200, chatCompletion(id, body, call));
+      }
+      if (path === '/v1/responses') return json(res, 200, response(id, body));
+      if (path === '/v1/messages') return body.stream ? anthropicStream(res, id, body) : json(res, 200, anthropicMessage(id, body));
+      json(res, 404, { error: { message: `no route ${path}` } });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    url,
+    openaiBaseURL: `${url}/v1`,
+    anthropicBaseURL: url,
+    received,
+    failNext: (n) => {
+      failures = n;
+    },
+    callToolNext: (name, args) => {
+      toolCall = { name, args };
+    },
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+function json(res: ServerResponse, status: number, payload: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(payload));
+}
+
+function chatCompletion(id: number, body: Record<string, unknown>, call?: { name: string; args: unknown }) {
+  const message = call
+    ? { role: 'assistant', content: null, tool_calls: [{ id: `call_${id}`, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.args) } }] }
+    : { role: 'assistant', content: `answer ${id}` };
+  return {
+    id: `chatcmpl-${id}`,
+    object: 'chat.completion',
+    created: 1_700_000_000,
+    model: body.model,
+    choices: [{ index: 0, message, finish_reason: call ? 'tool_calls' : 'stop', logprobs: null }],
+    usage: { prompt_tokens: 10, completion_tokens: 2, total_tokens: 12 },
+  };
+}
+
+function chatStream(res: ServerResponse, id: number, body: Record<string, unknown>, call?: { name: string; args: unknown }): void {
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  const base = { id: `chatcmpl-${id}`, object: 'chat.completion.chunk', created: 1_700_000_000, model: body.model };
+  const deltas = call
+    ? [{ role: 'assistant', tool_calls: [{ index: 0, id: `call_${id}`, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.args) } }] }]
+    : [{ role: 'assistant', content: 'ans' }, { content: `wer ${id}` }];
+  for (const delta of deltas) res.write(`data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`);
+  res.write(`data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta: {}, finish_reason: call ? 'tool_calls' : 'stop' }] })}\n\n`);
+  res.end('data: [DONE]\n\n');
+}
+
+function response(id: number, body: Record<string, unknown>) {
+  return {
+    id: `resp_${id}`,
+    object: 'response',
+    created_at: 1_700_000_000,
+    status: 'completed',
+    model: body.model,
+    output: [
+      { type: 'message', id: `msg_${id}`, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: `answer ${id}`, annotations: [] }] },
+    ],
+    parallel_tool_calls: true,
+    tool_choice: 'auto',
+    tools: [],
+    usage: { input_tokens: 10, output_tokens: 2, total_tokens: 12, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } },
+  };
+}
+
+function anthropicMessage(id: number, body: Record<string, unknown>) {
+  return {
+    id: `msg_${id}`,
+    type: 'message',
+    role: 'assistant',
+    model: body.model,
+    content: [{ type: 'text', text: `answer ${id}` }],
+    stop_reason: 'end_turn',
+    stop_sequence: null,
+    usage: { input_tokens: 10, output_tokens: 2 },
+  };
+}
+
+function anthropicStream(res: ServerResponse, id: number, body: Record<string, unknown>): void {
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  const send = (event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  send('message_start', { type: 'message_start', message: { ...anthropicMessage(id, body), content: [], stop_reason: null, usage: { input_tokens: 10, output_tokens: 0 } } });
+  send('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
+  send('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: `answer ${id}` } });
+  send('content_block_stop', { type: 'content_block_stop', index: 0 });
+  send('message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 2 } });
+  send('message_stop', { type: 'message_stop' });
+  res.end();
+}
