@@ -20,3 +20,18 @@ for (const entry of entries) {
   writeFileSync(new URL(`${entry}.mjs`, esmDir), js);
   writeFileSync(new URL(`${entry}.d.mts`, esmDir), `export * from '../cjs/${entry}.js';\n`);
 }
+
+// `--import nous-session-invariant/register`: the ESM loader hook goes in
+// first, limited to the SDK modules the instrumentation patches, then the
+// same CommonJS registration `--require` runs.
+writeFileSync(
+  new URL('register.mjs', esmDir),
+  [
+    `import { createRequire, register } from 'node:module';`,
+    `const require = createRequire(import.meta.url);`,
+    `const { HOOKED_MODULES } = require('../cjs/instrumentation/supported.js');`,
+    `register('@opentelemetry/instrumentation/hook.mjs', import.meta.url, { data: { include: [...HOOKED_MODULES] } });`,
+    `require('../cjs/register.js');`,
+    '',
+  ].join('\n'),
+);

@@ -1,0 +1,127 @@
+// The register entry points in real subprocesses, exporting over real OTLP/HTTP.
+
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startFakeProvider, type FakeProvider } from './support/fake-provider';
+import { startOtlpReceiver, type OtlpReceiver } from './support/otlp-receiver';
+import { runNode } from './support/run-node';
+
+let provider: FakeProvider;
+let receiver: OtlpReceiver;
+
+beforeAll(async () => {
+  provider = await startFakeProvider();
+});
+afterAll(async () => {
+  await provider.close();
+});
+beforeEach(async () => {
+  await receiver?.close();
+  receiver = await startOtlpReceiver();
+});
+
+function otlpEnv(extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    FAKE_PROVIDER_URL: provider.openaiBaseURL,
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    OTEL_SERVICE_NAME: 'agent-under-test',
+    ...extra,
+  };
+}
+
+const apps = [
+  { flag: '--require', app: 'test/fixtures/agent-app.cjs', agent: 'cjs-agent' },
+  { flag: '--import', app: 'test/fixtures/agent-app.mjs', agent: 'esm-agent' },
+];
+
+describe.each(apps)('node $flag nous-session-invariant/register ($app)', ({ flag, app, agent }) => {
+  it('exports the violation span event and the counter over OTLP/HTTP, without prompt text', async () => {
+    const run = await runNode([flag, 'nous-session-invariant/register', app], otlpEnv());
+    expect(run.stdout, run.stderr).toContain('agent done');
+    expect(run.code).toBe(0);
+
+    const events = receiver.events().filter((e) => e.name === 'nous.session.invariant.violation');
+    expect(events).toHaveLength(1);
+    expect(events[0]!.span).toBe('chat gpt-test');
+    expect(events[0]!.attributes).toMatchObject({
+      'nous.session.invariant.kind': 'extra_message',
+      'nous.session.invariant.mode': 'warn',
+      'nous.session.invariant.index': 1,
+      'nous.session.invariant.extra.roles': ['user'],
+    });
+
+    const points = receiver.points('nous.session.invariant.violation');
+    expect(points).toEqual([
+      {
+        metric: 'nous.session.invariant.violation',
+        value: 1,
+        attributes: {
+          'nous.session.invariant.kind': 'extra_message',
+          'nous.session.invariant.mode': 'warn',
+          'gen_ai.agent.name': agent,
+          'gen_ai.provider.name': 'openai',
+        },
+      },
+    ]);
+    expect(receiver.points('nous.session.invariant.checks').reduce((n, p) => n + p.value, 0)).toBe(2);
+    expect(receiver.resourceAttributes().every((r) => r['service.name'] === 'agent-under-test')).toBe(true);
+    expect(receiver.raw.join('\n')).not.toMatch(/SECRET/);
+  });
+
+  it('exports previews when content capture is switched on', async () => {
+    const run = await runNode([flag, 'nous-session-invariant/register', app], otlpEnv({ OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true' }));
+    expect(run.code, run.stderr).toBe(0);
+    const [event] = receiver.events().filter((e) => e.name === 'nous.session.invariant.violation');
+    expect(event!.attributes['nous.session.invariant.extra.previews']).toEqual(['GHOST-SECRET-TEXT']);
+  });
+});
+
+describe('strict mode in subprocesses', () => {
+  it('with NODE_ENV=production only warns, and says why once', async () => {
+    const run = await runNode(['--require', 'nous-session-invariant/register', 'test/fixtures/agent-app.cjs'], otlpEnv({ NODE_ENV: 'production', NOUS_SESSION_INVARIANT: 'strict' }));
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('agent done');
+    expect(run.stderr.match(/only throws in a test environment/g)).toHaveLength(1);
+    expect(receiver.points('nous.session.invariant.violation')[0]!.attributes['nous.session.invariant.mode']).toBe('warn');
+  });
+
+  it('with NODE_ENV=test throws before the request is sent', async () => {
+    const sent = provider.received.length;
+    const run = await runNode(['--require', 'nous-session-invariant/register', 'test/fixtures/agent-app.cjs'], otlpEnv({ NODE_ENV: 'test', NOUS_SESSION_INVARIANT: 'strict' }));
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('agent failed: SessionInvariantViolation');
+    expect(provider.received.length - sent).toBe(1);
+    expect(receiver.points('nous.session.invariant.violation')[0]!.attributes['nous.session.invariant.mode']).toBe('strict');
+  });
+});
+
+describe('register lifecycle', () => {
+  it('flushes on SIGTERM and still exits by the signal', async () => {
+    const run = await runNode(['--require', 'nous-session-invariant/register', 'test/fixtures/agent-app.cjs'], otlpEnv({ HOLD_OPEN: '1', OTEL_METRIC_EXPORT_INTERVAL: '600000' }), {
+      onStdout: (out, child) => {
+        if (out.includes('agent done') && !child.killed) child.kill('SIGTERM');
+      },
+    });
+    expect(run.signal).toBe('SIGTERM');
+    expect(receiver.points('nous.session.invariant.violation')).toHaveLength(1);
+    expect(receiver.events().some((e) => e.name === 'nous.session.invariant.violation')).toBe(true);
+  });
+
+  it('attaches to an SDK the app already registered instead of starting a second', async () => {
+    const run = await runNode(
+      ['--require', './test/fixtures/user-sdk.cjs', '--require', 'nous-session-invariant/register', 'test/fixtures/agent-app.cjs'],
+      otlpEnv(),
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('user-sdk saw event nous.session.invariant.violation');
+    expect(receiver.raw).toEqual([]);
+  });
+
+  it('prints violations and counters to the console when nothing is configured (the embedded default)', async () => {
+    const run = await runNode(['--require', 'nous-session-invariant/register', 'test/fixtures/agent-app.cjs'], { FAKE_PROVIDER_URL: provider.openaiBaseURL });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(/span "chat gpt-test" event nous\.session\.invariant\.violation .*"nous\.session\.invariant\.kind":"extra_message"/);
+    expect(run.stderr).toMatch(/counter nous\.session\.invariant\.violation .* = 1/);
+    expect(run.stderr).not.toMatch(/SECRET/);
+  });
+});
