@@ -2,6 +2,7 @@
 // the supporting types and helpers named alongside it.
 
 export { SessionLog, type AppendResult, type IndexedMessage } from './session-log';
+export { appendMessage } from './append-message';
 export {
   BOOKKEEPING_EVENT_TYPES,
   EVENT_TYPES,

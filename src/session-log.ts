@@ -11,9 +11,10 @@ import {
   type EventType,
   type SessionEvent,
 } from './events';
-import { EVENT_TYPE_OF_ROLE, projectEvent, visibleSurface } from './fold';
+import { appendMessage } from './append-message';
+import { projectEvent, visibleSurface } from './fold';
 import { logWarning } from './logger';
-import { isRole, type Message } from './messages';
+import type { Message } from './messages';
 
 export type AppendResult = { ok: true; event: SessionEvent } | { ok: false; error: InvalidEventError };
 
@@ -66,12 +67,7 @@ export class SessionLog {
   static seed(messages: readonly Message[]): SessionLog {
     const log = new SessionLog();
     messages.forEach((message, i) => {
-      const role: unknown = (message as { role?: unknown } | null)?.role;
-      if (!isRole(role)) {
-        logWarning(`seed: skipped message ${i} with unknown role ${describe(role)}`);
-        return;
-      }
-      const appended = log.append(EVENT_TYPE_OF_ROLE[role], eventDataOf(message), message.createdAt);
+      const appended = appendMessage(log, message);
       if (!appended.ok) logWarning(`seed: skipped message ${i}: ${appended.error.message}`);
     });
     return log;
@@ -203,14 +199,4 @@ export class SessionLog {
   get _rebuildCount(): number {
     return this.#rebuilds;
   }
-}
-
-function eventDataOf(message: Message): EventData {
-  const data: EventData = { content: message.content };
-  if (message.toolCalls !== undefined) data.toolCalls = message.toolCalls;
-  if (message.toolCallId !== undefined) data.toolCallId = message.toolCallId;
-  if (message.name !== undefined) data.name = message.name;
-  if (message.reasoningContent !== undefined) data.reasoningContent = message.reasoningContent;
-  if (message.metadata !== undefined) data.metadata = message.metadata;
-  return data;
 }
