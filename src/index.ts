@@ -69,3 +69,19 @@ export { SessionInvariantInstrumentation } from './instrumentation/instrumentati
 export type { SessionInvariantInstrumentationConfig } from './instrumentation/types';
 export { HOOKED_MODULES, SUPPORTED_VERSIONS } from './instrumentation/supported';
 export * from './adapters/index';
+export { SessionView, applyOverlay } from './session/view';
+export {
+  PRUNE_HEAD_CHARS,
+  PRUNE_TAIL_CHARS,
+  SUMMARY_PREFIX,
+  balanceToolCallBoundary,
+  compact,
+  pruneToolResults,
+  replaceRange,
+  type CompactOptions,
+  type CompactResult,
+  type ReplaceResult,
+} from './session/compaction';
+export { Session, fork, newSessionId, rewind, type ForkResult, type SessionParent } from './session/session';
+export { openTurns, plan, recover, type PlannedEvent, type ToolRunRisk } from './session/recovery';
+export { SessionError, type SessionErrorCode } from './session/errors';

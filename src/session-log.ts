@@ -55,7 +55,23 @@ function pushMessage(fold: Fold, event: SessionEvent, message: Message): void {
   }
 }
 
+/** Marks a SessionLog across copies of this package loaded side by side. */
+const SESSION_LOG_BRAND = Symbol.for('nous-session-invariant.SessionLog');
+
 export class SessionLog {
+  /**
+   * `instanceof SessionLog` holds for a log made by any copy of this package
+   * in the process (two installed versions, a bundled and an unbundled one):
+   * its methods are its own class's, so it works wherever it is passed.
+   */
+  static [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[SESSION_LOG_BRAND] === true;
+  }
+
+  get [SESSION_LOG_BRAND](): true {
+    return true;
+  }
+
   #events: SessionEvent[] = [];
   /** Projected message per seq, so a rebuild reuses the messages it already made. */
   #projected: (Message | undefined)[] = [];
@@ -155,6 +171,11 @@ export class SessionLog {
   /** Every event ever appended, oldest first, shadowed ones included. */
   events(): readonly SessionEvent[] {
     return this.#events.slice();
+  }
+
+  /** The event with this seq, if any (O(1), unlike `events()`). */
+  eventAt(seq: number): SessionEvent | undefined {
+    return this.#events[seq];
   }
 
   get count(): number {

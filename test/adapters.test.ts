@@ -12,63 +12,9 @@ import {
   toOpenAIResponses,
   type Message,
 } from '../src/index';
-import { argumentsArb } from './support/arbitraries';
+import { providerTranscriptArb as transcriptArb, withoutUserNames } from './support/arbitraries';
 
 const RUNS = { numRuns: 1000 };
-
-const text = fc.constantFrom('hi', 'the weather', 'é✓😀', 'a longer answer with words');
-const userContent = fc.oneof(
-  text,
-  fc.array(
-    fc.oneof(
-      text.map((t) => ({ type: 'text' as const, text: t })),
-      fc.constantFrom('data:image/png;base64,AAAA', 'https://example.test/cat.png').map((url) => ({ type: 'image' as const, url })),
-    ),
-    { minLength: 1, maxLength: 3 },
-  ),
-);
-
-/**
- * A provider-representable transcript: optional leading system messages,
- * then turns of a user message and steps of an assistant message (text or
- * null) whose calls are all answered by tool messages named after the call.
- */
-const transcriptArb: fc.Arbitrary<Message[]> = fc
-  .record({
-    system: fc.array(text, { maxLength: 2 }),
-    turns: fc.array(
-      fc.record({
-        user: userContent,
-        name: fc.option(fc.constantFrom('ann', 'bob'), { nil: undefined }),
-        steps: fc.array(
-          fc.record({
-            text: fc.option(text, { nil: null }),
-            calls: fc.array(fc.tuple(fc.constantFrom('get_weather', 'search'), argumentsArb, text), { minLength: 1, maxLength: 3 }),
-          }),
-          { maxLength: 2 },
-        ),
-        answer: text,
-      }),
-      { maxLength: 3 },
-    ),
-  })
-  .map(({ system, turns }) => {
-    const out: Message[] = system.map((content) => ({ role: 'system', content }));
-    let id = 0;
-    for (const turn of turns) {
-      out.push({ role: 'user', content: turn.user, ...(turn.name ? { name: turn.name } : {}) });
-      for (const step of turn.steps) {
-        const toolCalls = step.calls.map(([name, args]) => ({ id: `call_${id++}`, name, arguments: args }));
-        out.push({ role: 'assistant', content: step.text, toolCalls });
-        toolCalls.forEach((call, i) => out.push({ role: 'tool', content: step.calls[i]![2], toolCallId: call.id, name: call.name }));
-      }
-      out.push({ role: 'assistant', content: turn.answer });
-    }
-    return out;
-  });
-
-/** Responses items and Anthropic messages carry no user names. */
-const withoutUserNames = (ms: Message[]): Message[] => ms.map((m) => (m.role === 'user' ? { role: m.role, content: m.content } : m));
 
 /** Identity on the compared fields: every message matches its counterpart, same length. */
 function expectSameFingerprints(actual: readonly Message[], expected: readonly Message[]): void {

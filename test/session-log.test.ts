@@ -1,5 +1,7 @@
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { InvalidEventError, SessionLog, setLogger, type EventData, type EventType, type Message } from '../src/index';
+import { InvalidEventError, SessionLog, check, setLogger, type EventData, type EventType, type Message } from '../src/index';
 import { exampleLog } from './support/transcripts';
 
 afterEach(() => setLogger(null));
@@ -337,5 +339,16 @@ describe('SessionLog.fromEvents and toJSON', () => {
     expect(() => SessionLog.fromEvents(bad as never)).toThrow(/replace/);
     expect(() => SessionLog.fromEvents([{ seq: 0, type: 'user_message', data: {} }] as never)).toThrow(/time/);
     expect(() => SessionLog.fromEvents('nope' as never)).toThrow(InvalidEventError);
+  });
+});
+
+describe('SessionLog across copies of the package', () => {
+  it('instanceof holds for a log made by another copy (the build), and check accepts it', () => {
+    const other = createRequire(__filename)(join(__dirname, '../dist/cjs/index.js')) as typeof import('../src/index');
+    expect(other.SessionLog).not.toBe(SessionLog);
+    const foreign = other.SessionLog.seed([{ role: 'user', content: 'hi' }]);
+    expect(foreign instanceof SessionLog).toBe(true);
+    expect(check(foreign, foreign.deriveMessages())).toEqual({ ok: true });
+    expect({} instanceof SessionLog).toBe(false);
   });
 });

@@ -152,3 +152,58 @@ export const balancedLogArb: fc.Arbitrary<SessionLog> = fc
     }
     return log;
   });
+
+const providerText = fc.constantFrom('hi', 'the weather', 'é✓😀', 'a longer answer with words');
+const providerUserContent = fc.oneof(
+  providerText,
+  fc.array(
+    fc.oneof(
+      providerText.map((t) => ({ type: 'text' as const, text: t })),
+      fc.constantFrom('data:image/png;base64,AAAA', 'https://example.test/cat.png').map((url) => ({ type: 'image' as const, url })),
+    ),
+    { minLength: 1, maxLength: 3 },
+  ),
+);
+
+/**
+ * A provider-representable transcript: optional leading system messages,
+ * then turns of a user message and steps of an assistant message (text or
+ * null) whose calls are all answered by tool messages named after the call.
+ */
+export const providerTranscriptArb: fc.Arbitrary<Message[]> = fc
+  .record({
+    system: fc.array(providerText, { maxLength: 2 }),
+    turns: fc.array(
+      fc.record({
+        user: providerUserContent,
+        name: fc.option(fc.constantFrom('ann', 'bob'), { nil: undefined }),
+        steps: fc.array(
+          fc.record({
+            text: fc.option(providerText, { nil: null }),
+            calls: fc.array(fc.tuple(fc.constantFrom('get_weather', 'search'), argumentsArb, providerText), { minLength: 1, maxLength: 3 }),
+          }),
+          { maxLength: 2 },
+        ),
+        answer: providerText,
+      }),
+      { maxLength: 3 },
+    ),
+  })
+  .map(({ system, turns }) => {
+    const out: Message[] = system.map((content) => ({ role: 'system', content }));
+    let id = 0;
+    for (const turn of turns) {
+      out.push({ role: 'user', content: turn.user, ...(turn.name ? { name: turn.name } : {}) });
+      for (const step of turn.steps) {
+        const toolCalls = step.calls.map(([name, args]) => ({ id: `call_${id++}`, name, arguments: args }));
+        out.push({ role: 'assistant', content: step.text, toolCalls });
+        toolCalls.forEach((call, i) => out.push({ role: 'tool', content: step.calls[i]![2], toolCallId: call.id, name: call.name }));
+      }
+      out.push({ role: 'assistant', content: turn.answer });
+    }
+    return out;
+  });
+
+/** Responses items and Anthropic messages carry no user names. */
+export const withoutUserNames = (ms: Message[]): Message[] => ms.map((m) => (m.role === 'user' ? { role: m.role, content: m.content } : m));
+
