@@ -6,6 +6,8 @@
 //
 // With no OTLP endpoint configured, the violations and the counters are
 // printed to the console; set OTEL_EXPORTER_OTLP_ENDPOINT to export them.
+// DEMO_BUILDERS=buggy runs only the buggy builder; DEMO_KEEP_ALIVE=1 keeps the
+// process up afterwards (for a Prometheus scrape) until it gets a signal.
 
 import OpenAI from 'openai';
 import { SessionLog, appendMessage, fromOpenAIChat, toOpenAIChat, withSession, type Message } from 'nous-session-invariant';
@@ -52,11 +54,13 @@ async function runAgent(client: OpenAI, log: SessionLog, buildRequest: RequestBu
 async function main(): Promise<void> {
   const model = await startLocalModel();
   const client = new OpenAI({ apiKey: 'local-demo', baseURL: model.baseURL, maxRetries: 0 });
+  const builders = [
+    ['correct builder', correctBuilder],
+    ['buggy builder', buggyBuilder],
+  ] as const;
+  const only = process.env.DEMO_BUILDERS;
   try {
-    for (const [name, builder] of [
-      ['correct builder', correctBuilder],
-      ['buggy builder', buggyBuilder],
-    ] as const) {
+    for (const [name, builder] of builders.filter(([n]) => !only || n.startsWith(only))) {
       const log = new SessionLog();
       log.append('system_message', { content: 'You are a weather assistant. Use tools.' });
       log.append('user_message', { content: 'Do I need an umbrella in Lisbon today?' });
@@ -66,6 +70,7 @@ async function main(): Promise<void> {
   } finally {
     await model.close();
   }
+  if (process.env.DEMO_KEEP_ALIVE) setInterval(() => {}, 60_000);
 }
 
 main().catch((error: unknown) => {

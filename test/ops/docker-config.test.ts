@@ -1,0 +1,132 @@
+// The docker/ folder: every file parses, references only files that exist,
+// pins its images, keeps secrets out, and promtool accepts the rules and config.
+
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { requireProgram } from '../support/tools';
+import { PACKAGE_ROOT } from '../support/run-node';
+
+const docker = join(PACKAGE_ROOT, 'docker');
+const load = (file: string) => parse(readFileSync(join(docker, file), 'utf8')) as Record<string, any>;
+
+interface Pipeline {
+  receivers?: string[];
+  processors?: string[];
+  exporters?: string[];
+}
+
+/** The collector's config merge: maps merge deeply, lists are replaced. */
+function merge(base: any, over: any): any {
+  if (typeof base !== 'object' || base === null || Array.isArray(base) || typeof over !== 'object' || over === null || Array.isArray(over)) return over;
+  const out = { ...base };
+  for (const [k, v] of Object.entries(over)) out[k] = k in base ? merge(base[k], v) : v;
+  return out;
+}
+
+function expectPipelinesResolve(config: any): void {
+  for (const [name, pipeline] of Object.entries(config.service.pipelines as Record<string, Pipeline>)) {
+    for (const kind of ['receivers', 'processors', 'exporters'] as const) {
+      for (const component of pipeline[kind] ?? []) {
+        expect(config[kind], `${name}.${kind}`).toHaveProperty([component]);
+      }
+    }
+  }
+}
+
+describe('docker/compose.yaml', () => {
+  const compose = load('compose.yaml');
+  const services = compose.services as Record<string, { image: string; volumes?: string[]; command?: string | string[] }>;
+
+  it('has the collector, Jaeger, Prometheus, Alertmanager and Grafana, with pinned images', () => {
+    expect(Object.keys(services).sort()).toEqual(['alertmanager', 'collector', 'grafana', 'jaeger', 'prometheus']);
+    for (const [name, service] of Object.entries(services)) {
+      expect(service.image, name).toMatch(/:[\w.-]+$/);
+      expect(service.image, name).not.toMatch(/:latest$/);
+    }
+    expect(services.collector!.image).toMatch(/opentelemetry-collector-contrib/);
+  });
+
+  it('mounts only files and folders that exist', () => {
+    for (const service of Object.values(services)) {
+      for (const volume of service.volumes ?? []) {
+        const source = volume.split(':')[0]!;
+        expect(existsSync(resolve(docker, source)), source).toBe(true);
+      }
+    }
+  });
+
+  it('loads the Honeycomb overlay only when HONEYCOMB_API_KEY is set, and the mounted configs are the ones passed', () => {
+    const command = String(services.collector!.command);
+    expect(command).toContain('--config=/etc/otelcol/collector.yaml');
+    expect(command).toContain('${HONEYCOMB_API_KEY:+--config=/etc/otelcol/collector.honeycomb.yaml}');
+    const mounted = (services.collector!.volumes ?? []).map((v) => v.split(':')[1]);
+    for (const config of command.match(/\/etc\/otelcol\/[\w.]+/g) ?? []) expect(mounted).toContain(config);
+  });
+});
+
+describe('docker/collector.yaml', () => {
+  it('receives OTLP on 4317 and 4318 and every pipeline names components it defines', () => {
+    const config = load('collector.yaml');
+    expect(config.receivers.otlp.protocols.grpc.endpoint).toMatch(/:4317$/);
+    expect(config.receivers.otlp.protocols.http.endpoint).toMatch(/:4318$/);
+    expectPipelinesResolve(config);
+  });
+
+  it('with the Honeycomb overlay merged, pipelines still resolve and the key only comes from the environment', () => {
+    const merged = merge(load('collector.yaml'), load('collector.honeycomb.yaml'));
+    expectPipelinesResolve(merged);
+    expect(merged.service.pipelines.traces.exporters).toContain('otlp/honeycomb');
+    expect(merged.exporters['otlp/honeycomb'].headers['x-honeycomb-team']).toBe('${env:HONEYCOMB_API_KEY}');
+    expect(readFileSync(join(docker, 'collector.honeycomb.yaml'), 'utf8')).not.toMatch(/[a-zA-Z0-9]{22,}/);
+  });
+});
+
+describe('docker/prometheus and docker/alertmanager', () => {
+  it('Prometheus scrapes the collector, loads the alert rules and sends to Alertmanager', () => {
+    const config = load('prometheus/prometheus.yml');
+    for (const file of config.rule_files as string[]) expect(existsSync(resolve(docker, 'prometheus', file.split(' ')[0]!)), file).toBe(true);
+    expect(config.scrape_configs[0].static_configs[0].targets).toEqual(['collector:8889']);
+    expect(config.alerting.alertmanagers[0].static_configs[0].targets).toEqual(['alertmanager:9093']);
+  });
+
+  it('Alertmanager routes to a receiver it defines', () => {
+    const config = load('alertmanager/alertmanager.yml');
+    const receivers = (config.receivers as Array<{ name: string }>).map((r) => r.name);
+    expect(receivers).toContain(config.route.receiver);
+    for (const route of config.route.routes ?? []) expect(receivers).toContain(route.receiver);
+  });
+
+  const promtool = requireProgram('promtool');
+  it.skipIf(!promtool)('promtool check rules, test rules and check config pass', () => {
+    const run = (...args: string[]) => execFileSync('promtool', args, { cwd: docker, encoding: 'utf8' });
+    expect(run('check', 'rules', 'prometheus/alerts.yml')).toMatch(/SUCCESS: 2 rules found/);
+    expect(run('test', 'rules', 'prometheus/alerts.test.yml')).toMatch(/SUCCESS/);
+    expect(run('check', 'config', 'prometheus/prometheus.yml')).toMatch(/is valid prometheus config file/);
+  });
+});
+
+describe('docker/grafana', () => {
+  it('provisions the Prometheus datasource and a dashboard folder that compose mounts', () => {
+    const datasource = load('grafana/provisioning/datasources/prometheus.yml').datasources[0];
+    expect(datasource).toMatchObject({ type: 'prometheus', uid: 'prometheus', url: 'http://prometheus:9090' });
+    const provider = load('grafana/provisioning/dashboards/dashboards.yml').providers[0];
+    const mounts = (load('compose.yaml').services.grafana.volumes as string[]).map((v) => v.split(':'));
+    expect(mounts.some(([source, target]) => target === provider.options.path && existsSync(resolve(docker, source!)))).toBe(true);
+  });
+
+  it('the dashboard shows violations by kind and agent and the violation ratio, from metrics this package exports', () => {
+    const dashboard = JSON.parse(readFileSync(join(docker, 'grafana/dashboards/nous-session-invariant.json'), 'utf8'));
+    const exprs = (dashboard.panels as Array<{ targets: Array<{ expr: string; datasource: { uid: string } }> }>).flatMap((p) => p.targets);
+    expect(exprs.every((t) => t.datasource.uid === 'prometheus')).toBe(true);
+    expect(exprs[0]!.expr).toMatch(/sum by \(nous_session_invariant_kind, gen_ai_agent_name\).*nous_session_invariant_violation_total/);
+    expect(exprs[1]!.expr).toMatch(/nous_session_invariant_violation_total.*\/.*nous_session_invariant_checks_total/);
+    for (const { expr } of exprs) {
+      for (const metric of expr.match(/nous_session_invariant_\w+/g) ?? []) {
+        expect(['nous_session_invariant_violation_total', 'nous_session_invariant_checks_total', 'nous_session_invariant_kind']).toContain(metric);
+      }
+    }
+  });
+});

@@ -1,0 +1,32 @@
+// External programs some tests need. In CI (.ci/run installs them) a missing
+// one fails the test; on a developer machine without it, the test is skipped.
+
+import { execFileSync } from 'node:child_process';
+import { createServer } from 'node:net';
+
+export function hasProgram(name: string): boolean {
+  try {
+    execFileSync('which', [name], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether to run tests that need `program`; throws in CI when it is missing. */
+export function requireProgram(program: string): boolean {
+  if (hasProgram(program)) return true;
+  if (process.env.CI) throw new Error(`${program} is not installed; .ci/run installs it`);
+  return false;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
