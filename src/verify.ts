@@ -40,20 +40,20 @@ export interface ViolationSpanFactory {
   (): { span: Span; end(): void } | undefined;
 }
 
-/** @internal `verify`, plus a span made only when there is a violation to record. */
+/** @internal `verify`, plus a span made only when there is a violation to record; returns the violation. */
 export function verifyRequest(
   log: SessionLog | undefined,
   request: readonly unknown[],
   options: VerifyOptions,
   violationSpan?: ViolationSpanFactory,
-): void {
+): ViolationDetails | undefined {
   let mode: Mode;
   try {
     mode = resolveMode(options.mode);
   } catch {
     mode = 'warn';
   }
-  if (mode === 'off' || log === undefined || log === null) return;
+  if (mode === 'off' || log === undefined || log === null) return undefined;
 
   let violation: ViolationDetails | undefined;
   const effectiveMode = mode === 'strict' && !strictAllowedHere() ? 'warn' : mode;
@@ -61,7 +61,7 @@ export function verifyRequest(
     const context = { ...options, mode: effectiveMode };
     recordCheck(context);
     const result = check(log, request as readonly Message[]);
-    if (result.ok) return;
+    if (result.ok) return undefined;
     violation = result.violation;
     const made = context.span === undefined ? violationSpan?.() : undefined;
     try {
@@ -74,6 +74,7 @@ export function verifyRequest(
     reportInternalError('verify', error, options.instruments);
   }
   if (violation !== undefined && effectiveMode === 'strict') throw new SessionInvariantViolation(violation);
+  return violation;
 }
 
 function strictAllowedHere(): boolean {

@@ -6,6 +6,7 @@ import { PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import { NodeSDK, type NodeSDKConfiguration } from '@opentelemetry/sdk-node';
 import { SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
 import { SessionInvariantInstrumentation } from '../instrumentation/instrumentation';
+import { subscribeAiSdkTelemetry } from '../ai-sdk/channel';
 import { logWarning } from '../logger';
 import { InvariantConsoleMetricExporter, ViolationConsoleSpanExporter } from './console-exporters';
 
@@ -29,6 +30,7 @@ export function register(env: Env = process.env): Registration {
 
 function start(env: Env): Registration {
   const instrumentation = new SessionInvariantInstrumentation();
+  subscribeAiSdkTelemetry();
   const tracerProvider = registeredTracerProvider();
   const meterProvider = registeredMeterProvider();
   if (tracerProvider || meterProvider) {

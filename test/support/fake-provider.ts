@@ -42,7 +42,11 @@ export async function startFakeProvider(): Promise<FakeProvider> {
       }
       const id = ++counter;
       if (path === '/v1/chat/completions') {
-        const call = toolCall;
+        // With tools offered and a user message last, call the first tool once; answer after its result.
+        const messages = (body.messages ?? []) as Array<{ role: string }>;
+        const tools = (body.tools ?? []) as Array<{ function?: { name?: string } }>;
+        const autoCall = tools.length > 0 && messages.at(-1)?.role === 'user' ? { name: tools[0]!.function?.name ?? 'tool', args: { city: 'Lisbon' } } : undefined;
+        const call = toolCall ?? autoCall;
         toolCall = undefined;
         return body.stream ? chatStream(res, id, body, call) : json(res, 200, chatCompletion(id, body, call));
       }

@@ -1,0 +1,173 @@
+import { createOpenAI } from '@ai-sdk/openai';
+import { generateText, jsonSchema, streamText, stepCountIs, tool, wrapLanguageModel, type LanguageModelMiddleware } from 'ai';
+import fc from 'fast-check';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  CHECKS_METRIC,
+  SessionInvariantViolation,
+  SessionLog,
+  VIOLATION_METRIC,
+  appendMessage,
+  fromAiSdkPrompt,
+  messagesMatch,
+  recordAiSdkSteps,
+  sessionInvariantMiddleware,
+  subscribeAiSdkTelemetry,
+  toAiSdkPrompt,
+  withSession,
+} from '../src/index';
+import { providerTranscriptArb, withoutUserNames } from './support/arbitraries';
+import { startFakeProvider, type FakeProvider } from './support/fake-provider';
+import { registerOtel, type OtelHarness } from './support/otel';
+
+let server: FakeProvider;
+let otel: OtelHarness;
+
+beforeAll(async () => {
+  server = await startFakeProvider();
+});
+afterAll(() => server.close());
+beforeEach(() => {
+  otel = registerOtel();
+});
+afterEach(async () => {
+  await otel.teardown();
+});
+
+const weather = tool({
+  description: 'weather in a city',
+  inputSchema: jsonSchema<{ city: string }>({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }),
+  execute: async ({ city }) => ({ city, rain: true }),
+});
+
+function model(...middleware: LanguageModelMiddleware[]) {
+  const openai = createOpenAI({ apiKey: 'test-key', baseURL: server.openaiBaseURL });
+  return wrapLanguageModel({ model: openai.chat('gpt-test'), middleware });
+}
+
+async function total(metric: string, kind?: string): Promise<number> {
+  return (await otel.points(metric)).filter((p) => !kind || p.attributes['nous.session.invariant.kind'] === kind).reduce((n, p) => n + p.value, 0);
+}
+
+function userLog(text: string): SessionLog {
+  const log = new SessionLog();
+  appendMessage(log, { role: 'user', content: text });
+  return log;
+}
+
+describe('Vercel AI SDK: sessionInvariantMiddleware', () => {
+  it('a multi-step tool-calling run with the steps recorded raises no violation in strict mode', async () => {
+    const log = userLog('Umbrella in Lisbon?');
+    const result = await withSession(log, () =>
+      generateText({
+        model: model(sessionInvariantMiddleware({ mode: 'strict', agentName: 'ai-sdk-agent' })),
+        instructions: 'You are a weather bot.',
+        messages: [{ role: 'user', content: 'Umbrella in Lisbon?' }],
+        tools: { weather },
+        stopWhen: stepCountIs(3),
+        onStepEnd: recordAiSdkSteps(log),
+      }),
+    );
+    expect(result.steps).toHaveLength(2);
+    expect(result.text).toMatch(/^answer/);
+    expect(await total(CHECKS_METRIC)).toBe(2);
+    expect(await total(VIOLATION_METRIC)).toBe(0);
+    expect(log.deriveMessages().map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+  });
+
+  it('a middleware that drops the tool result is caught as missing_message', async () => {
+    const log = userLog('Umbrella in Lisbon?');
+    const dropToolResults: LanguageModelMiddleware = {
+      specificationVersion: 'v4',
+      transformParams: async ({ params }) => ({ ...params, prompt: params.prompt.filter((m) => m.role !== 'tool') }),
+    };
+    await withSession(log, () =>
+      generateText({
+        model: model(dropToolResults, sessionInvariantMiddleware({ mode: 'warn' })),
+        messages: [{ role: 'user', content: 'Umbrella in Lisbon?' }],
+        tools: { weather },
+        stopWhen: stepCountIs(2),
+        onStepEnd: recordAiSdkSteps(log),
+      }).catch(() => undefined),
+    );
+    expect(await total(VIOLATION_METRIC, 'missing_message')).toBe(1);
+  });
+
+  it('a session that invents a message (the log never saw it) is extra_message, and strict throws before the request is sent', async () => {
+    const log = userLog('Umbrella in Lisbon?');
+    const sent = server.received.length;
+    const run = withSession(log, () =>
+      generateText({
+        model: model(sessionInvariantMiddleware({ mode: 'strict' })),
+        messages: [
+          { role: 'user', content: 'Umbrella in Lisbon?' },
+          { role: 'user', content: 'and Porto?' },
+        ],
+        maxRetries: 0,
+      }),
+    );
+    await expect(run).rejects.toBeInstanceOf(SessionInvariantViolation);
+    await expect(run).rejects.toMatchObject({ details: { kind: 'extra_message' } });
+    expect(server.received.length).toBe(sent);
+  });
+
+  it('streamText is checked too', async () => {
+    const log = userLog('hi');
+    const result = withSession(log, () =>
+      streamText({ model: model(sessionInvariantMiddleware({ mode: 'warn' })), messages: [{ role: 'user', content: 'hello?' }] }),
+    );
+    expect(await result.text).toMatch(/^answer/);
+    expect(await total(VIOLATION_METRIC, 'missing_message')).toBe(1);
+  });
+
+  it('takes the log from the options when no session is bound', async () => {
+    const log = userLog('hi');
+    await generateText({ model: model(sessionInvariantMiddleware({ log, mode: 'warn' })), messages: [{ role: 'user', content: 'hi' }] });
+    expect(await total(CHECKS_METRIC)).toBe(1);
+    expect(await total(VIOLATION_METRIC)).toBe(0);
+  });
+});
+
+describe("Vercel AI SDK: the 'ai:telemetry' diagnostics channel (zero code)", () => {
+  it('records a violation with nothing but the subscriber, and never throws into the call', async () => {
+    const unsubscribe = subscribeAiSdkTelemetry();
+    try {
+      const openai = createOpenAI({ apiKey: 'test-key', baseURL: server.openaiBaseURL });
+      const text = await withSession(userLog('hi'), async () =>
+        (await generateText({ model: openai.chat('gpt-test'), messages: [{ role: 'user', content: 'something else' }] })).text,
+      { mode: 'strict' });
+      expect(text).toMatch(/^answer/);
+      expect(await total(VIOLATION_METRIC, 'missing_message')).toBe(1);
+      expect((await otel.points(VIOLATION_METRIC))[0]!.attributes['nous.session.invariant.mode']).toBe('warn');
+    } finally {
+      unsubscribe();
+    }
+  });
+
+  it('with the middleware too, each call is counted once and strict still throws', async () => {
+    const unsubscribe = subscribeAiSdkTelemetry();
+    try {
+      const run = withSession(userLog('hi'), () =>
+        generateText({ model: model(sessionInvariantMiddleware({ mode: 'strict' })), messages: [{ role: 'user', content: 'other' }], maxRetries: 0 }),
+      { mode: 'strict' });
+      await expect(run).rejects.toBeInstanceOf(SessionInvariantViolation);
+      expect(await total(VIOLATION_METRIC)).toBe(1);
+      expect(await total(CHECKS_METRIC)).toBe(1);
+    } finally {
+      unsubscribe();
+    }
+  });
+});
+
+describe('AI SDK prompt adapter', () => {
+  it('canonical -> AI SDK prompt -> canonical is the identity on the compared fields', () => {
+    fc.assert(
+      fc.property(providerTranscriptArb.map(withoutUserNames), (messages) => {
+        const back = fromAiSdkPrompt(toAiSdkPrompt(messages));
+        expect(back).toHaveLength(messages.length);
+        back.forEach((m, i) => expect(messagesMatch(m, messages[i]!), JSON.stringify([m, messages[i]])).toBe(true));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
