@@ -89,3 +89,5 @@ export { fromAiSdkPrompt, toAiSdkPrompt, type AiSdkPromptMessage, type AiSdkTool
 export { sessionInvariantMiddleware, type SessionInvariantMiddleware, type SessionInvariantMiddlewareOptions } from './ai-sdk/middleware';
 export { recordAiSdkSteps } from './ai-sdk/record';
 export { AI_SDK_TELEMETRY_CHANNEL, subscribeAiSdkTelemetry } from './ai-sdk/channel';
+export { fromAgentItems, toAgentItems, type AgentsItem } from './adapters/openai-agents';
+export { SessionLogSession } from './openai-agents/session';

@@ -12,7 +12,12 @@
 // `prepareOptions` rejects the call as it is, before any HTTP request.
 
 import { SpanKind, trace, type Span } from '@opentelemetry/api';
-import { InstrumentationBase, InstrumentationNodeModuleDefinition, isWrapped } from '@opentelemetry/instrumentation';
+import {
+  InstrumentationBase,
+  InstrumentationNodeModuleDefinition,
+  InstrumentationNodeModuleFile,
+  isWrapped,
+} from '@opentelemetry/instrumentation';
 import semver from 'semver';
 import { reportInternalError } from '../internal-error';
 import { warnOnce } from '../logger';
@@ -23,11 +28,22 @@ import { SessionInvariantViolation } from '../violation';
 import { verifyRequest } from '../verify';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../version';
 import { anthropicModelRequest, openAIModelRequest, type ModelRequest, type RequestOptions } from './requests';
-import { ANTHROPIC_MODULE, OPENAI_MODULE, SUPPORTED_VERSIONS } from './supported';
+import { wrapGetResponse, wrapGetStreamed } from '../openai-agents/patch-model-retry';
+import { AGENTS_CORE_MODULE, ANTHROPIC_MODULE, OPENAI_MODULE, SUPPORTED_VERSIONS } from './supported';
 import type { SessionInvariantInstrumentationConfig } from './types';
 
 type PrepareOptions = (this: unknown, options: RequestOptions) => unknown;
 type Extractor = (options: RequestOptions | undefined) => ModelRequest | undefined;
+
+interface ModelRetryModule {
+  getResponseWithRetry?: unknown;
+  getStreamedResponseWithRetry?: unknown;
+}
+
+const MODEL_RETRY_WRAPPERS = [
+  ['getResponseWithRetry', wrapGetResponse],
+  ['getStreamedResponseWithRetry', wrapGetStreamed],
+] as const;
 
 interface ClientModule {
   OpenAI?: unknown;
@@ -61,7 +77,47 @@ export class SessionInvariantInstrumentation extends InstrumentationBase<Session
     return [
       this.moduleDefinition(OPENAI_MODULE, (exports) => exports.OpenAI ?? exports.default, openAIModelRequest),
       this.moduleDefinition(ANTHROPIC_MODULE, (exports) => exports.Anthropic ?? exports.default, anthropicModelRequest),
+      this.agentsDefinition(),
     ];
+  }
+
+  /** The Agents SDK runner's model call, for the turn recorder (see openai-agents/turn-recorder). */
+  private agentsDefinition(): InstrumentationNodeModuleDefinition {
+    const range = SUPPORTED_VERSIONS[AGENTS_CORE_MODULE]!;
+    // File hooks name the file with its package, in both the CommonJS and the ESM copy.
+    const files = ['js', 'mjs'].map(
+      (extension) =>
+        new InstrumentationNodeModuleFile(
+          `${AGENTS_CORE_MODULE}/dist/runner/modelRetry.${extension}`,
+          [range],
+          (exports: ModelRetryModule) => {
+            for (const [name, wrap] of MODEL_RETRY_WRAPPERS) {
+              if (typeof exports[name] !== 'function') continue;
+              if (isWrapped(exports[name])) this._unwrap(exports, name);
+              this._wrap(exports, name, wrap as never);
+            }
+            return exports;
+          },
+          (exports?: ModelRetryModule) => {
+            for (const [name] of MODEL_RETRY_WRAPPERS) if (exports && isWrapped(exports[name])) this._unwrap(exports, name);
+          },
+        ),
+    );
+    return new InstrumentationNodeModuleDefinition(
+      AGENTS_CORE_MODULE,
+      ['*'],
+      (exports: unknown, version?: string) => {
+        if (version === undefined || !semver.satisfies(version, range)) {
+          warnOnce(
+            `unsupported:${AGENTS_CORE_MODULE}@${version}`,
+            `${AGENTS_CORE_MODULE} ${version ?? '(unknown version)'} is outside the supported range ${range}; its turns are not recorded into the log`,
+          );
+        }
+        return exports;
+      },
+      undefined,
+      files,
+    );
   }
 
   /**

@@ -3,11 +3,14 @@
 
 export const OPENAI_MODULE = 'openai';
 export const ANTHROPIC_MODULE = '@anthropic-ai/sdk';
+export const AGENTS_CORE_MODULE = '@openai/agents-core';
 
 export const SUPPORTED_VERSIONS: Readonly<Record<string, string>> = {
   [OPENAI_MODULE]: '>=6.0.0 <8',
   [ANTHROPIC_MODULE]: '>=1.0.0 <2',
+  // The runner's model call lives in an internal file: pinned to the minor tested.
+  [AGENTS_CORE_MODULE]: '>=0.20.0 <0.21.0',
 };
 
 /** What the ESM loader hook is limited to. */
-export const HOOKED_MODULES: readonly string[] = [OPENAI_MODULE, ANTHROPIC_MODULE];
+export const HOOKED_MODULES: readonly string[] = [OPENAI_MODULE, ANTHROPIC_MODULE, AGENTS_CORE_MODULE];

@@ -104,15 +104,21 @@ function chatStream(res: ServerResponse, id: number, body: Record<string, unknow
 }
 
 function response(id: number, body: Record<string, unknown>) {
+  // With tools offered and a user message last, call the first tool; answer after its output.
+  const input = Array.isArray(body.input) ? (body.input as Array<{ role?: string; type?: string }>) : [];
+  const tools = (body.tools ?? []) as Array<{ name?: string }>;
+  const last = input.at(-1);
+  const callTool = tools.length > 0 && (typeof body.input === 'string' || last?.role === 'user');
+  const output = callTool
+    ? [{ type: 'function_call', id: `fc_${id}`, call_id: `call_${id}`, name: tools[0]!.name, arguments: '{"city":"Lisbon"}', status: 'completed' }]
+    : [{ type: 'message', id: `msg_${id}`, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: `answer ${id}`, annotations: [] }] }];
   return {
     id: `resp_${id}`,
     object: 'response',
     created_at: 1_700_000_000,
     status: 'completed',
     model: body.model,
-    output: [
-      { type: 'message', id: `msg_${id}`, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: `answer ${id}`, annotations: [] }] },
-    ],
+    output,
     parallel_tool_calls: true,
     tool_choice: 'auto',
     tools: [],

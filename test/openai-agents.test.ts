@@ -1,0 +1,103 @@
+import { createRequire } from 'node:module';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { CHECKS_METRIC, SessionLogSession, VIOLATION_METRIC, withSession } from '../src/index';
+import { startFakeProvider, type FakeProvider } from './support/fake-provider';
+import { instrument, type Instrumented } from './support/instrumented';
+
+type AgentsModule = typeof import('@openai/agents');
+
+let server: FakeProvider;
+let env: Instrumented;
+let agents: AgentsModule;
+
+beforeAll(async () => {
+  process.env.OPENAI_AGENTS_DISABLE_TRACING = '1';
+  server = await startFakeProvider();
+  env = instrument({ mode: 'warn' });
+  // Loaded through require after the instrumentation, as `--require .../register` does.
+  agents = createRequire(__filename)('@openai/agents') as AgentsModule;
+  agents.setTracingDisabled(true);
+  agents.setDefaultOpenAIClient(new env.openai.OpenAI({ apiKey: 'test-key', baseURL: server.openaiBaseURL, maxRetries: 0 }) as never);
+  agents.setOpenAIAPI('responses');
+});
+afterAll(async () => {
+  env.instrumentation.disable();
+  await env.otel.teardown();
+  await server.close();
+});
+
+function weatherAgent() {
+  const getWeather = agents.tool({
+    name: 'get_weather',
+    description: 'The weather in a city',
+    parameters: z.object({ city: z.string() }),
+    execute: async ({ city }) => `{"city":"${city}","rain":true}`,
+  });
+  return new agents.Agent({ name: 'weather', instructions: 'You are a weather bot.', model: 'gpt-test', tools: [getWeather] });
+}
+
+async function total(metric: string, kind?: string): Promise<number> {
+  return (await env.otel.points(metric)).filter((p) => !kind || p.attributes['nous.session.invariant.kind'] === kind).reduce((n, p) => n + p.value, 0);
+}
+
+describe('OpenAI Agents SDK with a SessionLog-backed Session', () => {
+  it('a multi-step tool-calling run raises no violation in strict mode, turn after turn and run after run', async () => {
+    const session = new SessionLogSession();
+    const agent = weatherAgent();
+    const checks = await total(CHECKS_METRIC);
+    const violations = await total(VIOLATION_METRIC);
+    const first = await withSession(session.log, () => agents.run(agent, 'Umbrella in Lisbon?', { session }), { mode: 'strict' });
+    expect(first.finalOutput).toMatch(/^answer/);
+    const second = await withSession(session.log, () => agents.run(agent, 'And tomorrow?', { session }), { mode: 'strict' });
+    expect(second.finalOutput).toMatch(/^answer/);
+    expect(await total(CHECKS_METRIC)).toBe(checks + 4);
+    expect(await total(VIOLATION_METRIC)).toBe(violations);
+    expect(session.log.deriveMessages().map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'user', 'assistant', 'tool', 'assistant']);
+    // The runner's end-of-run addItems added nothing twice.
+    expect(session.log.count).toBe(8);
+    expect((await session.getItems()).map((i) => i.type)).toEqual([
+      'message',
+      'function_call',
+      'function_call_result',
+      'message',
+      'message',
+      'function_call',
+      'function_call_result',
+      'message',
+    ]);
+  });
+
+  it('a session that drops a message from the history it hands the runner is caught as missing_message', async () => {
+    class ForgetfulSession extends SessionLogSession {
+      override async getItems(limit?: number) {
+        return (await super.getItems(limit)).slice(1);
+      }
+    }
+    const session = new ForgetfulSession();
+    const agent = weatherAgent();
+    await withSession(session.log, () => agents.run(agent, 'Umbrella in Lisbon?', { session }));
+    const before = await total(VIOLATION_METRIC, 'missing_message');
+    await withSession(session.log, () => agents.run(agent, 'And tomorrow?', { session }));
+    expect(await total(VIOLATION_METRIC, 'missing_message')).toBeGreaterThan(before);
+  });
+
+  it('a session that invents a message is caught as extra_message, and strict mode stops the run', async () => {
+    class InventiveSession extends SessionLogSession {
+      override async getItems(limit?: number) {
+        return [{ type: 'message' as const, role: 'assistant' as const, status: 'completed' as const, content: [{ type: 'output_text' as const, text: 'I never said this' }] }, ...(await super.getItems(limit))];
+      }
+    }
+    const session = new InventiveSession();
+    const sent = server.received.length;
+    const run = withSession(session.log, () => agents.run(weatherAgent(), 'Umbrella in Lisbon?', { session }), { mode: 'strict' });
+    await expect(run).rejects.toThrow(/extra_message/);
+    expect(server.received.length).toBe(sent);
+  });
+
+  it('is append-only: popItem and clearSession are refused', async () => {
+    const session = new SessionLogSession();
+    await expect(session.popItem()).rejects.toThrow(/append-only/);
+    await expect(session.clearSession()).rejects.toThrow(/append-only/);
+  });
+});
