@@ -29,8 +29,8 @@ writeFileSync(
   [
     `import { createRequire, register } from 'node:module';`,
     `const require = createRequire(import.meta.url);`,
-    `const { HOOKED_MODULES } = require('../cjs/instrumentation/supported.js');`,
-    `register('@opentelemetry/instrumentation/hook.mjs', import.meta.url, { data: { include: [...HOOKED_MODULES] } });`,
+    `const { HOOKED_MODULES, HOOKED_INTERNAL_FILES } = require('../cjs/instrumentation/supported.js');`,
+    `register('@opentelemetry/instrumentation/hook.mjs', import.meta.url, { data: { include: [...HOOKED_MODULES, ...HOOKED_INTERNAL_FILES] } });`,
     `require('../cjs/register.js');`,
     '',
   ].join('\n'),

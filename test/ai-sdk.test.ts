@@ -159,6 +159,34 @@ describe("Vercel AI SDK: the 'ai:telemetry' diagnostics channel (zero code)", ()
   });
 });
 
+describe("Vercel AI SDK: the channel defers to the middleware, which sees the final prompt", () => {
+  it("a middleware dropping tool results is caught even though the call's messages still hold them", async () => {
+    const unsubscribe = subscribeAiSdkTelemetry();
+    try {
+      const log = userLog('Umbrella in Lisbon?');
+      const dropToolResults: LanguageModelMiddleware = {
+        specificationVersion: 'v4',
+        transformParams: async ({ params }) => ({ ...params, prompt: params.prompt.filter((m) => m.role !== 'tool') }),
+      };
+      const run = withSession(log, () =>
+        generateText({
+          model: model(dropToolResults, sessionInvariantMiddleware({ mode: 'strict' })),
+          messages: [{ role: 'user', content: 'Umbrella in Lisbon?' }],
+          tools: { weather },
+          stopWhen: stepCountIs(3),
+          onStepEnd: recordAiSdkSteps(log),
+          maxRetries: 0,
+        }),
+      );
+      await expect(run).rejects.toMatchObject({ details: { kind: 'missing_message' } });
+      expect(await total(VIOLATION_METRIC)).toBe(1);
+      expect(await total(CHECKS_METRIC)).toBe(2);
+    } finally {
+      unsubscribe();
+    }
+  });
+});
+
 describe('AI SDK prompt adapter', () => {
   it('canonical -> AI SDK prompt -> canonical is the identity on the compared fields', () => {
     fc.assert(

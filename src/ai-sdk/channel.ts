@@ -1,12 +1,14 @@
 // The zero-code seam of AI SDK 7: `diagnostics_channel.tracingChannel('ai:telemetry')`
 // publishes every language-model call (its messages and instructions) with
-// nothing registered. A subscriber cannot safely throw, so this path records
-// (strict counts as warn); strict mode stays with the middleware, which reads
-// what the subscriber found for the same call instead of recording it twice.
+// nothing registered. A subscriber cannot safely throw, so this path only
+// records (strict counts as warn), once the call has ended. When
+// `sessionInvariantMiddleware` runs inside the call, it claims it: the
+// middleware sees the final prompt (after any other middleware) and can throw,
+// so the subscriber leaves that call to it.
 
 import { AsyncLocalStorage } from 'node:async_hooks';
 import diagnosticsChannel from 'node:diagnostics_channel';
-import { checkAiSdkCall, type AiSdkCheck } from './check-call';
+import { checkAiSdkCall } from './check-call';
 
 export const AI_SDK_TELEMETRY_CHANNEL = 'ai:telemetry';
 
@@ -15,11 +17,17 @@ interface LanguageModelCallMessage {
   event?: { provider?: unknown; modelId?: unknown; instructions?: unknown; messages?: unknown };
 }
 
-/** What the subscriber found for the model call running in this async context. */
-const checkedByChannel = new AsyncLocalStorage<{ result: AiSdkCheck | undefined }>();
+interface CallState {
+  claimedByMiddleware: boolean;
+}
 
-export function channelCheckForCurrentCall(): { result: AiSdkCheck | undefined } | undefined {
-  return checkedByChannel.getStore();
+const currentCall = new AsyncLocalStorage<CallState>();
+const states = new WeakMap<object, CallState>();
+
+/** Called by the middleware: this call is checked there, not by the subscriber. */
+export function claimCurrentCall(): void {
+  const state = currentCall.getStore();
+  if (state) state.claimedByMiddleware = true;
 }
 
 let unsubscribe: (() => void) | undefined;
@@ -28,28 +36,36 @@ let unsubscribe: (() => void) | undefined;
 export function subscribeAiSdkTelemetry(): () => void {
   if (unsubscribe) return unsubscribe;
   const channel = diagnosticsChannel.tracingChannel(AI_SDK_TELEMETRY_CHANNEL);
-  // The store is bound while the call runs, so the middleware inside it can see this check.
-  const transform = (message: unknown) => ({ result: onStart(message as LanguageModelCallMessage) });
-  channel.start.bindStore(checkedByChannel, transform);
+  const transform = (message: unknown): CallState => {
+    const state: CallState = { claimedByMiddleware: false };
+    if (typeof message === 'object' && message !== null) states.set(message, state);
+    return state;
+  };
+  channel.start.bindStore(currentCall, transform);
   const noop = () => {};
-  const handlers = { start: noop, end: noop, asyncStart: noop, asyncEnd: noop, error: noop };
+  const onSettled = (message: unknown) => settle(message as LanguageModelCallMessage);
+  const handlers = { start: noop, end: noop, asyncStart: noop, asyncEnd: onSettled, error: onSettled };
   channel.subscribe(handlers);
   unsubscribe = () => {
-    channel.start.unbindStore(checkedByChannel);
+    channel.start.unbindStore(currentCall);
     channel.unsubscribe(handlers);
     unsubscribe = undefined;
   };
   return unsubscribe;
 }
 
-/** Per step's message list: the AI SDK publishes again for a retried attempt, which counts once. */
-const checkedSteps = new WeakMap<object, AiSdkCheck | undefined>();
+/** The AI SDK publishes again for a retried attempt of a step: one logical request, one check. */
+const checkedSteps = new WeakSet<object>();
 
-function onStart(message: LanguageModelCallMessage): AiSdkCheck | undefined {
-  if (message?.type !== 'languageModelCall' || !message.event || !Array.isArray(message.event.messages)) return undefined;
+function settle(message: LanguageModelCallMessage): void {
+  const state = states.get(message);
+  if (!state || state.claimedByMiddleware) return;
+  state.claimedByMiddleware = true; // `error` and `asyncEnd` may both fire
+  if (message?.type !== 'languageModelCall' || !message.event || !Array.isArray(message.event.messages)) return;
   const { provider, modelId, instructions, messages } = message.event;
-  if (checkedSteps.has(messages)) return checkedSteps.get(messages);
-  const result = checkAiSdkCall(
+  if (checkedSteps.has(messages)) return;
+  checkedSteps.add(messages);
+  checkAiSdkCall(
     {
       prompt: [...instructionsAsMessages(instructions), ...(messages as unknown[])],
       provider: typeof provider === 'string' ? provider : undefined,
@@ -58,8 +74,6 @@ function onStart(message: LanguageModelCallMessage): AiSdkCheck | undefined {
     {},
     false,
   );
-  checkedSteps.set(messages, result);
-  return result;
 }
 
 function instructionsAsMessages(instructions: unknown): unknown[] {

@@ -2,9 +2,7 @@
 // checks the provider-neutral prompt of every model call (each step of a
 // multi-step tool loop) against the session log, before the provider is called.
 
-import { isTestEnvironment } from '../mode';
-import { SessionInvariantViolation } from '../violation';
-import { channelCheckForCurrentCall } from './channel';
+import { claimCurrentCall } from './channel';
 import { checkAiSdkCall, type AiSdkCheckOptions } from './check-call';
 
 export type SessionInvariantMiddlewareOptions = AiSdkCheckOptions;
@@ -27,13 +25,7 @@ export function sessionInvariantMiddleware(options: SessionInvariantMiddlewareOp
     async transformParams({ params, model }) {
       if (seen.has(params)) return params;
       seen.add(params);
-      const byChannel = channelCheckForCurrentCall();
-      if (byChannel) {
-        // The telemetry-channel subscriber already checked and recorded this call; only strict is left to do.
-        const found = byChannel.result;
-        if (found?.violation && found.mode === 'strict' && isTestEnvironment()) throw new SessionInvariantViolation(found.violation);
-        return params;
-      }
+      claimCurrentCall();
       checkAiSdkCall({ prompt: params.prompt, provider: model.provider, modelId: model.modelId }, options, true);
       return params;
     },

@@ -14,3 +14,6 @@ export const SUPPORTED_VERSIONS: Readonly<Record<string, string>> = {
 
 /** What the ESM loader hook is limited to. */
 export const HOOKED_MODULES: readonly string[] = [OPENAI_MODULE, ANTHROPIC_MODULE, AGENTS_CORE_MODULE];
+
+/** Internal files patched in their ESM copy, imported relatively, so the loader must be told by URL. */
+export const HOOKED_INTERNAL_FILES: readonly RegExp[] = [/\/@openai\/agents-core\/dist\/runner\/modelRetry\.mjs$/];
