@@ -40,6 +40,12 @@ const weather = tool({
   execute: async ({ city }) => ({ city, rain: true }),
 });
 
+/** A buggy request builder: it drops tool results from the prompt. */
+const dropToolResults: LanguageModelMiddleware = {
+  specificationVersion: 'v4',
+  transformParams: async ({ params }) => ({ ...params, prompt: params.prompt.filter((m) => m.role !== 'tool') }),
+};
+
 function model(...middleware: LanguageModelMiddleware[]) {
   const openai = createOpenAI({ apiKey: 'test-key', baseURL: server.openaiBaseURL });
   return wrapLanguageModel({ model: openai.chat('gpt-test'), middleware });
@@ -77,10 +83,6 @@ describe('Vercel AI SDK: sessionInvariantMiddleware', () => {
 
   it('a middleware that drops the tool result is caught as missing_message', async () => {
     const log = userLog('Umbrella in Lisbon?');
-    const dropToolResults: LanguageModelMiddleware = {
-      specificationVersion: 'v4',
-      transformParams: async ({ params }) => ({ ...params, prompt: params.prompt.filter((m) => m.role !== 'tool') }),
-    };
     await withSession(log, () =>
       generateText({
         model: model(dropToolResults, sessionInvariantMiddleware({ mode: 'warn' })),
@@ -164,10 +166,6 @@ describe("Vercel AI SDK: the channel defers to the middleware, which sees the fi
     const unsubscribe = subscribeAiSdkTelemetry();
     try {
       const log = userLog('Umbrella in Lisbon?');
-      const dropToolResults: LanguageModelMiddleware = {
-        specificationVersion: 'v4',
-        transformParams: async ({ params }) => ({ ...params, prompt: params.prompt.filter((m) => m.role !== 'tool') }),
-      };
       const run = withSession(log, () =>
         generateText({
           model: model(dropToolResults, sessionInvariantMiddleware({ mode: 'strict' })),

@@ -1,30 +1,21 @@
 import { createRequire } from 'node:module';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { CHECKS_METRIC, SessionLogSession, VIOLATION_METRIC, withSession } from '../src/index';
-import { startFakeProvider, type FakeProvider } from './support/fake-provider';
-import { instrument, type Instrumented } from './support/instrumented';
+import { useInstrumentedProvider } from './support/instrumented';
 
 type AgentsModule = typeof import('@openai/agents');
 
-let server: FakeProvider;
-let env: Instrumented;
+const suite = useInstrumentedProvider({ mode: 'warn' });
 let agents: AgentsModule;
 
-beforeAll(async () => {
+beforeAll(() => {
   process.env.OPENAI_AGENTS_DISABLE_TRACING = '1';
-  server = await startFakeProvider();
-  env = instrument({ mode: 'warn' });
   // Loaded through require after the instrumentation, as `--require .../register` does.
   agents = createRequire(__filename)('@openai/agents') as AgentsModule;
   agents.setTracingDisabled(true);
-  agents.setDefaultOpenAIClient(new env.openai.OpenAI({ apiKey: 'test-key', baseURL: server.openaiBaseURL, maxRetries: 0 }) as never);
+  agents.setDefaultOpenAIClient(new suite.env.openai.OpenAI({ apiKey: 'test-key', baseURL: suite.server.openaiBaseURL, maxRetries: 0 }) as never);
   agents.setOpenAIAPI('responses');
-});
-afterAll(async () => {
-  env.instrumentation.disable();
-  await env.otel.teardown();
-  await server.close();
 });
 
 function weatherAgent() {
@@ -38,7 +29,7 @@ function weatherAgent() {
 }
 
 async function total(metric: string, kind?: string): Promise<number> {
-  return (await env.otel.points(metric)).filter((p) => !kind || p.attributes['nous.session.invariant.kind'] === kind).reduce((n, p) => n + p.value, 0);
+  return (await suite.env.otel.points(metric)).filter((p) => !kind || p.attributes['nous.session.invariant.kind'] === kind).reduce((n, p) => n + p.value, 0);
 }
 
 describe('OpenAI Agents SDK with a SessionLog-backed Session', () => {
@@ -89,10 +80,10 @@ describe('OpenAI Agents SDK with a SessionLog-backed Session', () => {
       }
     }
     const session = new InventiveSession();
-    const sent = server.received.length;
+    const sent = suite.server.received.length;
     const run = withSession(session.log, () => agents.run(weatherAgent(), 'Umbrella in Lisbon?', { session }), { mode: 'strict' });
     await expect(run).rejects.toThrow(/extra_message/);
-    expect(server.received.length).toBe(sent);
+    expect(suite.server.received.length).toBe(sent);
   });
 
   it('is append-only: popItem and clearSession are refused', async () => {

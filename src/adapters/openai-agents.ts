@@ -4,8 +4,9 @@
 // content); `function_call_result` items are tool messages. Reasoning and
 // hosted-tool items are not conversation messages and are left out.
 
-import type { ContentPart, Message, MessageContent, ToolCall } from '../messages';
-import { argumentsAsJson, isObject, nameToolResultsFromCalls, textOf } from './shared';
+import type { ContentPart, Message } from '../messages';
+import { fromResponseContent, fromResponseItems, type ItemDialect } from './response-items';
+import { argumentsAsJson, isObject, textOf } from './shared';
 
 export type AgentsMessageItem =
   | { type: 'message'; role: 'system' | 'user'; content: string }
@@ -20,49 +21,23 @@ export type AgentsFunctionResultItem = {
 };
 export type AgentsItem = AgentsMessageItem | AgentsFunctionCallItem | AgentsFunctionResultItem;
 
-const CONVERSATION_TYPES = new Set(['message', 'function_call', 'function_call_result']);
-
 /** Canonical messages from Agents SDK items. */
 export function fromAgentItems(items: readonly unknown[]): Message[] {
-  const out: Message[] = [];
-  for (const item of items) {
-    if (!isObject(item)) {
-      out.push(item as Message);
-      continue;
-    }
-    const type = item.type ?? 'message';
-    if (!CONVERSATION_TYPES.has(type as string)) continue;
-    if (type === 'message') {
-      out.push({ role: item.role === 'developer' ? 'system' : item.role, content: fromContent(item.content) } as Message);
-    } else if (type === 'function_call') {
-      const call: ToolCall = { id: item.callId as string, name: item.name as string, arguments: item.arguments };
-      const previous = out[out.length - 1];
-      if (previous?.role === 'assistant') previous.toolCalls = [...(previous.toolCalls ?? []), call];
-      else out.push({ role: 'assistant', content: null, toolCalls: [call] });
-    } else {
-      out.push({ role: 'tool', content: fromOutput(item.output), toolCallId: item.callId as string, name: item.name as string });
-    }
-  }
-  return nameToolResultsFromCalls(out);
+  return fromResponseItems(items, AGENTS_SDK);
 }
 
-function fromContent(content: unknown): MessageContent {
-  if (content === undefined || content === null) return null;
-  if (!Array.isArray(content)) return content as MessageContent;
-  return content.map((part: unknown): ContentPart => {
-    if (!isObject(part)) return part as ContentPart;
-    if (part.type === 'input_text' || part.type === 'output_text') return { type: 'text', text: part.text as string };
-    if (part.type === 'input_image' && typeof part.image === 'string') return { type: 'image', url: part.image };
-    return part as ContentPart;
-  });
-}
-
-function fromOutput(output: unknown): MessageContent {
-  if (typeof output === 'string') return output;
-  if (isObject(output) && output.type === 'text' && typeof output.text === 'string') return output.text;
-  if (Array.isArray(output)) return fromContent(output);
-  return output === undefined ? null : [output as ContentPart];
-}
+const AGENTS_SDK: ItemDialect = {
+  callId: 'callId',
+  resultTypes: ['function_call_result'],
+  readOutput: (output) => {
+    if (typeof output === 'string') return output;
+    if (isObject(output) && output.type === 'text' && typeof output.text === 'string') return output.text;
+    if (Array.isArray(output)) return fromResponseContent(output);
+    return output === undefined ? null : [output as ContentPart];
+  },
+  // Reasoning, hosted tools, handoffs and the like are not conversation messages here.
+  isSkipped: () => true,
+};
 
 /** Agents SDK items from canonical messages (what a log-backed Session hands the runner). */
 export function toAgentItems(messages: readonly Message[]): AgentsItem[] {

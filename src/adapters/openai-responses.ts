@@ -5,8 +5,9 @@
 // items of tools the provider hosts (web search, file search, ...) are not
 // conversation messages and are left out.
 
-import type { ContentPart, Message, MessageContent, ToolCall } from '../messages';
-import { argumentsAsJson, isObject, nameToolResultsFromCalls, textOf } from './shared';
+import type { Message, MessageContent } from '../messages';
+import { fromResponseContent, fromResponseItems, type ItemDialect } from './response-items';
+import { argumentsAsJson, textOf } from './shared';
 
 /** Parts other than text and images (files, say) are passed through as they are in the canonical message. */
 export type OpenAIResponsesInputPart = { type: 'input_text'; text: string } | { type: 'input_image'; image_url: string; detail: 'auto' | 'low' | 'high' };
@@ -42,50 +43,18 @@ export function fromOpenAIResponses(request: { instructions?: unknown; input?: u
     out.push({ role: 'system', content: request.instructions });
   }
   const input = request.input;
-  if (typeof input === 'string') {
-    out.push({ role: 'user', content: input });
-  } else if (Array.isArray(input)) {
-    for (const item of input as unknown[]) addItem(out, item);
-  }
-  return nameToolResultsFromCalls(out);
+  if (typeof input === 'string') out.push({ role: 'user', content: input });
+  else if (Array.isArray(input)) return fromResponseItems(input, RESPONSES_API, out);
+  return out;
 }
 
-function addItem(out: Message[], item: unknown): void {
-  if (!isObject(item)) {
-    out.push(item as Message);
-    return;
-  }
-  const type = item.type ?? 'message';
-  if (type === 'message' && typeof item.role === 'string') {
-    const role = item.role === 'developer' ? 'system' : item.role;
-    out.push({ role, content: fromContent(item.content) } as Message);
-  } else if (type === 'function_call' || type === 'custom_tool_call') {
-    const call: ToolCall = {
-      id: item.call_id as string,
-      name: item.name as string,
-      arguments: type === 'function_call' ? item.arguments : item.input,
-    };
-    const previous = out[out.length - 1];
-    if (previous?.role === 'assistant') previous.toolCalls = [...(previous.toolCalls ?? []), call];
-    else out.push({ role: 'assistant', content: null, toolCalls: [call] });
-  } else if (type === 'function_call_output' || type === 'custom_tool_call_output') {
-    out.push({ role: 'tool', content: fromContent(item.output), toolCallId: item.call_id as string });
-  } else if (!NOT_CONVERSATION.has(type as string)) {
-    // Unknown to the canonical shape (an item_reference, say): kept, so the check reports it.
-    out.push(item as unknown as Message);
-  }
-}
-
-function fromContent(content: unknown): MessageContent {
-  if (content === undefined || content === null) return null;
-  if (!Array.isArray(content)) return content as MessageContent;
-  return content.map((part: unknown): ContentPart => {
-    if (!isObject(part)) return part as ContentPart;
-    if (part.type === 'input_text' || part.type === 'output_text') return { type: 'text', text: part.text as string };
-    if (part.type === 'input_image') return { type: 'image', url: (part.image_url ?? part.file_id) as string };
-    return part as ContentPart;
-  });
-}
+const RESPONSES_API: ItemDialect = {
+  callId: 'call_id',
+  resultTypes: ['function_call_output', 'custom_tool_call_output'],
+  readOutput: fromResponseContent,
+  // Unknown to the canonical shape (an item_reference, say): kept, so the check reports it.
+  isSkipped: (type) => NOT_CONVERSATION.has(type),
+};
 
 /** A Responses `input` array from canonical messages; system messages stay in `input`, `instructions` is left to the caller. */
 export function toOpenAIResponses(messages: readonly Message[]): OpenAIResponsesInputItem[] {

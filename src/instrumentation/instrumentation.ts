@@ -18,7 +18,6 @@ import {
   InstrumentationNodeModuleFile,
   isWrapped,
 } from '@opentelemetry/instrumentation';
-import semver from 'semver';
 import { reportInternalError } from '../internal-error';
 import { warnOnce } from '../logger';
 import { resolveMode, type Mode } from '../mode';
@@ -29,7 +28,7 @@ import { verifyRequest } from '../verify';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../version';
 import { anthropicModelRequest, openAIModelRequest, type ModelRequest, type RequestOptions } from './requests';
 import { wrapGetResponse, wrapGetStreamed } from '../openai-agents/patch-model-retry';
-import { AGENTS_CORE_MODULE, ANTHROPIC_MODULE, OPENAI_MODULE, SUPPORTED_VERSIONS } from './supported';
+import { AGENTS_CORE_MODULE, ANTHROPIC_MODULE, OPENAI_MODULE, SUPPORTED_VERSIONS, isSupportedVersion } from './supported';
 import type { SessionInvariantInstrumentationConfig } from './types';
 
 type PrepareOptions = (this: unknown, options: RequestOptions) => unknown;
@@ -107,12 +106,7 @@ export class SessionInvariantInstrumentation extends InstrumentationBase<Session
       AGENTS_CORE_MODULE,
       ['*'],
       (exports: unknown, version?: string) => {
-        if (version === undefined || !semver.satisfies(version, range)) {
-          warnOnce(
-            `unsupported:${AGENTS_CORE_MODULE}@${version}`,
-            `${AGENTS_CORE_MODULE} ${version ?? '(unknown version)'} is outside the supported range ${range}; its turns are not recorded into the log`,
-          );
-        }
+        isSupportedVersion(AGENTS_CORE_MODULE, version, 'its turns are not recorded into the log');
         return exports;
       },
       undefined,
@@ -120,23 +114,13 @@ export class SessionInvariantInstrumentation extends InstrumentationBase<Session
     );
   }
 
-  /**
-   * Accepts every version so that one outside the supported range is never
-   * silently left unchecked: it is reported once, by name and version.
-   */
+  /** Accepts every version, so that one outside the supported range is reported rather than silently skipped. */
   private moduleDefinition(name: string, clientOf: (exports: ClientModule) => unknown, extract: Extractor) {
-    const range = SUPPORTED_VERSIONS[name]!;
     return new InstrumentationNodeModuleDefinition(
       name,
       ['*'],
       (exports: ClientModule, version?: string) => {
-        if (version === undefined || !semver.satisfies(version, range)) {
-          warnOnce(
-            `unsupported:${name}@${version}`,
-            `${name} ${version ?? '(unknown version)'} is outside the supported range ${range}; its requests are not checked`,
-          );
-          return exports;
-        }
+        if (!isSupportedVersion(name, version, 'its requests are not checked')) return exports;
         const owner = seamOwner(clientOf(exports));
         if (!owner) {
           warnOnce(`no-seam:${name}@${version}`, `${name} ${version} has no prepareOptions hook; its requests are not checked`);

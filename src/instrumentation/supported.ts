@@ -1,5 +1,7 @@
-// The SDK versions whose per-request seam (`prepareRequest(request, { url, options })`)
-// this package hooks and tests.
+// The SDK versions whose seams this package hooks and tests.
+
+import semver from 'semver';
+import { warnOnce } from '../logger';
 
 export const OPENAI_MODULE = 'openai';
 export const ANTHROPIC_MODULE = '@anthropic-ai/sdk';
@@ -17,3 +19,14 @@ export const HOOKED_MODULES: readonly string[] = [OPENAI_MODULE, ANTHROPIC_MODUL
 
 /** Internal files patched in their ESM copy, imported relatively, so the loader must be told by URL. */
 export const HOOKED_INTERNAL_FILES: readonly RegExp[] = [/\/@openai\/agents-core\/dist\/runner\/modelRetry\.mjs$/];
+
+/**
+ * Whether `version` of `name` is in its supported range. One outside it is
+ * never silently left alone: it is reported once, by name and version.
+ */
+export function isSupportedVersion(name: string, version: string | undefined, consequence: string): boolean {
+  const range = SUPPORTED_VERSIONS[name]!;
+  if (version !== undefined && semver.satisfies(version, range)) return true;
+  warnOnce(`unsupported:${name}@${version}`, `${name} ${version ?? '(unknown version)'} is outside the supported range ${range}; ${consequence}`);
+  return false;
+}

@@ -1,25 +1,12 @@
 import { trace } from '@opentelemetry/api';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SessionInvariantViolation, SessionLog, VIOLATION_EVENT, VIOLATION_METRIC, toAnthropic, withSession } from '../../src/index';
-import { startFakeProvider, type FakeProvider } from '../support/fake-provider';
-import { instrument, type Instrumented } from '../support/instrumented';
+import { useInstrumentedProvider } from '../support/instrumented';
 
-let server: FakeProvider;
-let env: Instrumented;
-
-beforeAll(async () => {
-  server = await startFakeProvider();
-  env = instrument({ mode: 'warn' });
-});
-afterAll(async () => {
-  env.instrumentation.disable();
-  await env.otel.teardown();
-  await server.close();
-});
-beforeEach(() => env.otel.spans.reset());
+const suite = useInstrumentedProvider({ mode: 'warn' });
 
 function client(maxRetries = 0) {
-  return new env.anthropic.Anthropic({ apiKey: 'test-key', baseURL: server.anthropicBaseURL, maxRetries });
+  return new suite.env.anthropic.Anthropic({ apiKey: 'test-key', baseURL: suite.server.anthropicBaseURL, maxRetries });
 }
 
 function toolLog(): SessionLog {
@@ -32,12 +19,12 @@ function toolLog(): SessionLog {
 }
 
 async function violationCount(kind?: string) {
-  const points = await env.otel.points(VIOLATION_METRIC);
+  const points = await suite.env.otel.points(VIOLATION_METRIC);
   return points.filter((p) => !kind || p.attributes['nous.session.invariant.kind'] === kind).reduce((n, p) => n + p.value, 0);
 }
 
 function eventsOn(spanName: string) {
-  return env.otel.spans
+  return suite.env.otel.spans
     .getFinishedSpans()
     .filter((s) => s.name === spanName)
     .flatMap((s) => s.events.filter((e) => e.name === VIOLATION_EVENT));
@@ -59,7 +46,7 @@ describe('anthropic messages', () => {
       await withSession(log, () => client().messages.create({ model: 'claude-test', max_tokens: 64, system, messages: messages.slice(0, 2) }));
       span.end();
     });
-    const events = env.otel.spans.getFinishedSpans().flatMap((s) => s.events.map((e) => ({ span: s.name, kind: e.attributes?.['nous.session.invariant.kind'] })));
+    const events = suite.env.otel.spans.getFinishedSpans().flatMap((s) => s.events.map((e) => ({ span: s.name, kind: e.attributes?.['nous.session.invariant.kind'] })));
     expect(events).toHaveLength(1);
     expect(events[0]!.kind).toBe('missing_message');
     // The SDK's own call span (its built-in OpenTelemetry) is the span of the request.
@@ -89,30 +76,30 @@ describe('anthropic messages', () => {
   });
 
   it('strict mode throws before the server receives the request', async () => {
-    const sent = server.received.length;
+    const sent = suite.server.received.length;
     const call = withSession(toolLog(), () => client().messages.create({ model: 'claude-test', max_tokens: 64, messages: [{ role: 'user', content: 'ghost' }] }), {
       mode: 'strict',
     });
     await expect(call).rejects.toBeInstanceOf(SessionInvariantViolation);
-    expect(server.received.length).toBe(sent);
+    expect(suite.server.received.length).toBe(sent);
   });
 
   it('a retried attempt counts once', async () => {
     const before = await violationCount();
-    const sent = server.received.length;
-    server.failNext(1);
+    const sent = suite.server.received.length;
+    suite.server.failNext(1);
     await withSession(toolLog(), () => client(2).messages.create({ model: 'claude-test', max_tokens: 64, messages: [{ role: 'user', content: 'ghost' }] }));
-    expect(server.received.length - sent).toBe(2);
+    expect(suite.server.received.length - sent).toBe(2);
     expect((await violationCount()) - before).toBe(1);
   });
 
   it('does not check count_tokens', async () => {
-    const before = (await env.otel.points('nous.session.invariant.checks')).reduce((n, p) => n + p.value, 0);
+    const before = (await suite.env.otel.points('nous.session.invariant.checks')).reduce((n, p) => n + p.value, 0);
     await withSession(toolLog(), () =>
       client()
         .messages.countTokens({ model: 'claude-test', messages: [{ role: 'user', content: 'x' }] })
         .catch(() => undefined),
     );
-    expect((await env.otel.points('nous.session.invariant.checks')).reduce((n, p) => n + p.value, 0)).toBe(before);
+    expect((await suite.env.otel.points('nous.session.invariant.checks')).reduce((n, p) => n + p.value, 0)).toBe(before);
   });
 });

@@ -1,5 +1,5 @@
 import { trace } from '@opentelemetry/api';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   CHECKS_METRIC,
   SessionInvariantViolation,
@@ -12,32 +12,20 @@ import {
   withSession,
 } from '../../src/index';
 import { resetWarnings } from '../../src/logger';
-import { startFakeProvider, type FakeProvider } from '../support/fake-provider';
-import { instrument, type Instrumented } from '../support/instrumented';
+import { useInstrumentedProvider } from '../support/instrumented';
 
-let server: FakeProvider;
-let env: Instrumented;
+const suite = useInstrumentedProvider({ mode: 'warn' });
 const warn = vi.fn();
 
-beforeAll(async () => {
-  server = await startFakeProvider();
-  env = instrument({ mode: 'warn' });
-});
-afterAll(async () => {
-  env.instrumentation.disable();
-  await env.otel.teardown();
-  await server.close();
-});
 beforeEach(() => {
   resetWarnings();
   warn.mockReset();
   setLogger({ warn });
-  env.otel.spans.reset();
 });
 afterEach(() => setLogger(null));
 
 function client(options: { maxRetries?: number } = {}) {
-  return new env.openai.OpenAI({ apiKey: 'test-key', baseURL: server.openaiBaseURL, maxRetries: options.maxRetries ?? 0 });
+  return new suite.env.openai.OpenAI({ apiKey: 'test-key', baseURL: suite.server.openaiBaseURL, maxRetries: options.maxRetries ?? 0 });
 }
 
 function weatherLog(): SessionLog {
@@ -50,7 +38,7 @@ function weatherLog(): SessionLog {
 }
 
 async function violationPoints() {
-  return env.otel.points(VIOLATION_METRIC);
+  return suite.env.otel.points(VIOLATION_METRIC);
 }
 
 function inUserSpan<T>(fn: () => Promise<T>): Promise<T> {
@@ -66,12 +54,12 @@ function inUserSpan<T>(fn: () => Promise<T>): Promise<T> {
 describe('openai chat completions', () => {
   it('a request built from the fold passes: one check, no violation', async () => {
     const log = weatherLog();
-    const before = (await env.otel.points(CHECKS_METRIC)).reduce((n, p) => n + p.value, 0);
+    const before = (await suite.env.otel.points(CHECKS_METRIC)).reduce((n, p) => n + p.value, 0);
     const completion = await withSession(log, () =>
       client().chat.completions.create({ model: 'gpt-test', messages: toOpenAIChat(log.deriveMessages()) }),
     );
     expect(completion.choices[0]!.message.content).toMatch(/^answer/);
-    const after = (await env.otel.points(CHECKS_METRIC)).reduce((n, p) => n + p.value, 0);
+    const after = (await suite.env.otel.points(CHECKS_METRIC)).reduce((n, p) => n + p.value, 0);
     expect(after - before).toBe(1);
     expect(await violationPoints()).toEqual([]);
     expect(warn).not.toHaveBeenCalled();
@@ -88,7 +76,7 @@ describe('openai chat completions', () => {
         agentName: 'weather',
       }),
     );
-    const span = env.otel.spans.getFinishedSpans().find((s) => s.name === 'agent step')!;
+    const span = suite.env.otel.spans.getFinishedSpans().find((s) => s.name === 'agent step')!;
     expect(span.events.map((e) => [e.name, e.attributes?.['nous.session.invariant.kind']])).toEqual([[VIOLATION_EVENT, kind]]);
     const points = await violationPoints();
     expect(points.find((p) => p.attributes['nous.session.invariant.kind'] === kind)).toMatchObject({
@@ -103,7 +91,7 @@ describe('openai chat completions', () => {
     await inUserSpan(() =>
       withSession(log, () => client().chat.completions.create({ model: 'gpt-test', messages: toOpenAIChat(log.deriveMessages()) })),
     );
-    const span = env.otel.spans.getFinishedSpans().find((s) => s.name === 'agent step')!;
+    const span = suite.env.otel.spans.getFinishedSpans().find((s) => s.name === 'agent step')!;
     expect(span.events[0]!.attributes).toMatchObject({
       'nous.session.invariant.kind': 'orphaned_tool_result',
       'nous.session.invariant.tool_call_id': 'call_9',
@@ -113,7 +101,7 @@ describe('openai chat completions', () => {
   it('with no active span, makes a GenAI client span for the violation', async () => {
     const log = weatherLog();
     await withSession(log, () => client().chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'ghost' }] }));
-    const span = env.otel.spans.getFinishedSpans().find((s) => s.name === 'chat gpt-test')!;
+    const span = suite.env.otel.spans.getFinishedSpans().find((s) => s.name === 'chat gpt-test')!;
     expect(span).toBeDefined();
     expect(span.kind).toBe(2); // CLIENT
     expect(span.attributes).toMatchObject({
@@ -125,26 +113,26 @@ describe('openai chat completions', () => {
   });
 
   it('without a bound session nothing is checked', async () => {
-    const before = (await env.otel.points(CHECKS_METRIC)).reduce((n, p) => n + p.value, 0);
+    const before = (await suite.env.otel.points(CHECKS_METRIC)).reduce((n, p) => n + p.value, 0);
     await client().chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'anything' }] });
-    expect((await env.otel.points(CHECKS_METRIC)).reduce((n, p) => n + p.value, 0)).toBe(before);
+    expect((await suite.env.otel.points(CHECKS_METRIC)).reduce((n, p) => n + p.value, 0)).toBe(before);
   });
 
   it('mode off in the session skips the check', async () => {
-    const before = (await env.otel.points(CHECKS_METRIC)).reduce((n, p) => n + p.value, 0);
+    const before = (await suite.env.otel.points(CHECKS_METRIC)).reduce((n, p) => n + p.value, 0);
     await withSession(weatherLog(), () => client().chat.completions.create({ model: 'gpt-test', messages: [] }), { mode: 'off' });
-    expect((await env.otel.points(CHECKS_METRIC)).reduce((n, p) => n + p.value, 0)).toBe(before);
+    expect((await suite.env.otel.points(CHECKS_METRIC)).reduce((n, p) => n + p.value, 0)).toBe(before);
   });
 
   it('strict mode throws before the server receives the request', async () => {
     const log = weatherLog();
-    const sent = server.received.length;
+    const sent = suite.server.received.length;
     const call = withSession(log, () => client().chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'ghost' }] }), {
       mode: 'strict',
     });
     await expect(call).rejects.toBeInstanceOf(SessionInvariantViolation);
     await expect(call).rejects.toMatchObject({ details: { kind: 'missing_message' } });
-    expect(server.received.length).toBe(sent);
+    expect(suite.server.received.length).toBe(sent);
   });
 
   it('streaming still works and is checked', async () => {
@@ -184,25 +172,25 @@ describe('openai chat completions', () => {
     const log = weatherLog();
     const messages = [...toOpenAIChat(log.deriveMessages()), { role: 'user' as const, content: 'ghost' }];
     await withSession(log, () => client().chat.completions.create({ model: 'gpt-test', messages, temperature: 0.2 }));
-    expect(server.received.at(-1)!.body).toEqual({ model: 'gpt-test', messages, temperature: 0.2 });
+    expect(suite.server.received.at(-1)!.body).toEqual({ model: 'gpt-test', messages, temperature: 0.2 });
   });
 
   it('a retried attempt is the same logical request: its violation counts once', async () => {
     const log = weatherLog();
     const before = (await violationPoints()).reduce((n, p) => n + p.value, 0);
-    const sent = server.received.length;
-    server.failNext(1);
+    const sent = suite.server.received.length;
+    suite.server.failNext(1);
     await withSession(log, () => client({ maxRetries: 2 }).chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'ghost' }] }));
-    expect(server.received.length - sent).toBe(2);
+    expect(suite.server.received.length - sent).toBe(2);
     expect((await violationPoints()).reduce((n, p) => n + p.value, 0) - before).toBe(1);
   });
 
   it('malformed input never throws into the call: the request goes out and the problem is reported', async () => {
     const log = weatherLog();
-    const sent = server.received.length;
+    const sent = suite.server.received.length;
     const call = withSession(log, () => client().chat.completions.create({ model: 'gpt-test', messages: { not: 'a list' } as never }));
     await expect(call).resolves.toBeDefined();
-    expect(server.received.length).toBe(sent + 1);
+    expect(suite.server.received.length).toBe(sent + 1);
     expect((await violationPoints()).some((p) => p.attributes['nous.session.invariant.kind'] === 'invalid_request')).toBe(true);
   });
 });
@@ -228,7 +216,7 @@ describe('openai responses', () => {
         client().responses.create({ model: 'gpt-test', input: [...toOpenAIResponses(log.deriveMessages()), { role: "user", content: "ghost" }] }),
       ),
     );
-    const span = env.otel.spans.getFinishedSpans().find((s) => s.name === 'agent step')!;
+    const span = suite.env.otel.spans.getFinishedSpans().find((s) => s.name === 'agent step')!;
     expect(span.events[0]!.attributes).toMatchObject({ 'nous.session.invariant.kind': 'extra_message', 'nous.session.invariant.index': 4 });
   });
 
@@ -243,25 +231,25 @@ describe('openai responses', () => {
 
 describe('enable and disable', () => {
   it('disable() restores the original prepareOptions, enable() puts the hook back', async () => {
-    const proto = env.openai.OpenAI.prototype as unknown as { prepareOptions: { __wrapped?: boolean } };
+    const proto = suite.env.openai.OpenAI.prototype as unknown as { prepareOptions: { __wrapped?: boolean } };
     expect(proto.prepareOptions.__wrapped).toBe(true);
-    env.instrumentation.disable();
+    suite.env.instrumentation.disable();
     expect(proto.prepareOptions.__wrapped).toBeUndefined();
-    const before = (await env.otel.points(CHECKS_METRIC)).reduce((n, p) => n + p.value, 0);
+    const before = (await suite.env.otel.points(CHECKS_METRIC)).reduce((n, p) => n + p.value, 0);
     await withSession(weatherLog(), () => client().chat.completions.create({ model: 'gpt-test', messages: [] }));
-    expect((await env.otel.points(CHECKS_METRIC)).reduce((n, p) => n + p.value, 0)).toBe(before);
-    env.instrumentation.enable();
+    expect((await suite.env.otel.points(CHECKS_METRIC)).reduce((n, p) => n + p.value, 0)).toBe(before);
+    suite.env.instrumentation.enable();
     expect(proto.prepareOptions.__wrapped).toBe(true);
   });
 
   it('does not double patch when enabled twice', () => {
-    env.instrumentation.enable();
-    const proto = env.openai.OpenAI.prototype as unknown as { prepareOptions: { __original?: { __wrapped?: boolean } } };
+    suite.env.instrumentation.enable();
+    const proto = suite.env.openai.OpenAI.prototype as unknown as { prepareOptions: { __original?: { __wrapped?: boolean } } };
     expect(proto.prepareOptions.__original?.__wrapped).toBeUndefined();
   });
 
   it('warns once, naming the version, for an SDK outside the supported range', () => {
-    const definition = env.instrumentation.getModuleDefinitions().find((d) => d.name === 'openai')!;
+    const definition = suite.env.instrumentation.getModuleDefinitions().find((d) => d.name === 'openai')!;
     const fake = { OpenAI: class {} };
     definition.patch!(fake, '4.20.0');
     definition.patch!(fake, '4.20.0');

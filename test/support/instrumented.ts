@@ -2,7 +2,9 @@
 // through `require` after it is enabled, as `--require .../register` does.
 
 import { createRequire } from 'node:module';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { SessionInvariantInstrumentation, type SessionInvariantInstrumentationConfig } from '../../src/index';
+import { startFakeProvider, type FakeProvider } from './fake-provider';
 import { registerOtel, type OtelHarness } from './otel';
 
 const requireFromHere = createRequire(__filename);
@@ -25,4 +27,29 @@ export function instrument(config: SessionInvariantInstrumentationConfig = {}): 
   const openai = requireFromHere('openai') as OpenAIModule;
   const anthropic = requireFromHere('@anthropic-ai/sdk') as AnthropicModule;
   return { otel, instrumentation, openai, anthropic };
+}
+
+export interface InstrumentedSuite {
+  server: FakeProvider;
+  env: Instrumented;
+}
+
+/**
+ * A fake provider on loopback and the instrumentation on the real SDK for a
+ * whole test file: started before, torn down after, spans cleared between
+ * tests. Read the fields inside tests (they are set in beforeAll).
+ */
+export function useInstrumentedProvider(config: SessionInvariantInstrumentationConfig = {}): InstrumentedSuite {
+  const suite = {} as InstrumentedSuite;
+  beforeAll(async () => {
+    suite.server = await startFakeProvider();
+    suite.env = instrument(config);
+  });
+  afterAll(async () => {
+    suite.env.instrumentation.disable();
+    await suite.env.otel.teardown();
+    await suite.server.close();
+  });
+  beforeEach(() => suite.env.otel.spans.reset());
+  return suite;
 }
