@@ -59,6 +59,19 @@ describe('OpenAI Agents SDK with a SessionLog-backed Session', () => {
     ]);
   });
 
+  it('a streamed run is recorded turn by turn too', async () => {
+    const session = new SessionLogSession();
+    const violations = await total(VIOLATION_METRIC);
+    const result = await withSession(session.log, () => agents.run(weatherAgent(), 'Umbrella in Lisbon?', { session, stream: true }), { mode: 'strict' });
+    for await (const _event of result) {
+      // drain the stream
+    }
+    await result.completed;
+    expect(String(result.finalOutput)).toMatch(/^answer/);
+    expect(await total(VIOLATION_METRIC)).toBe(violations);
+    expect(session.log.deriveMessages().map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+  });
+
   it('a session that drops a message from the history it hands the runner is caught as missing_message', async () => {
     class ForgetfulSession extends SessionLogSession {
       override async getItems(limit?: number) {

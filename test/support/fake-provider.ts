@@ -50,7 +50,7 @@ export async function startFakeProvider(): Promise<FakeProvider> {
         toolCall = undefined;
         return body.stream ? chatStream(res, id, body, call) : json(res, 200, chatCompletion(id, body, call));
       }
-      if (path === '/v1/responses') return json(res, 200, response(id, body));
+      if (path === '/v1/responses') return body.stream ? responseStream(res, id, body) : json(res, 200, response(id, body));
       if (path === '/v1/messages') return body.stream ? anthropicStream(res, id, body) : json(res, 200, anthropicMessage(id, body));
       json(res, 404, { error: { message: `no route ${path}` } });
     });
@@ -148,5 +148,19 @@ function anthropicStream(res: ServerResponse, id: number, body: Record<string, u
   send('content_block_stop', { type: 'content_block_stop', index: 0 });
   send('message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 2 } });
   send('message_stop', { type: 'message_stop' });
+  res.end();
+}
+
+function responseStream(res: ServerResponse, id: number, body: Record<string, unknown>): void {
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  const full = response(id, body);
+  let sequence = 0;
+  const send = (data: Record<string, unknown>) => res.write(`event: ${String(data.type)}\ndata: ${JSON.stringify({ ...data, sequence_number: sequence++ })}\n\n`);
+  send({ type: 'response.created', response: { ...full, status: 'in_progress', output: [] } });
+  full.output.forEach((item, index) => {
+    send({ type: 'response.output_item.added', output_index: index, item });
+    send({ type: 'response.output_item.done', output_index: index, item });
+  });
+  send({ type: 'response.completed', response: full });
   res.end();
 }
