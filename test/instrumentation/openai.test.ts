@@ -168,6 +168,25 @@ describe('openai chat completions', () => {
     expect(await violationPoints()).toEqual(expect.not.arrayContaining([expect.objectContaining({ attributes: expect.objectContaining({ 'nous.session.invariant.kind': 'invalid_request' }) })]));
   });
 
+  it('an aborted call rejects exactly as it does without the instrumentation', async () => {
+    const aborted = async (): Promise<Error> => {
+      const controller = new AbortController();
+      controller.abort();
+      const outcome = await withSession(weatherLog(), () =>
+        client().chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'x' }] }, { signal: controller.signal }),
+      ).catch((error: unknown) => error);
+      if (!(outcome instanceof Error)) throw new Error('the aborted call resolved');
+      return outcome;
+    };
+    const instrumented = await aborted();
+    suite.env.instrumentation.disable();
+    const bare = await aborted();
+    suite.env.instrumentation.enable();
+    expect(instrumented).toBeInstanceOf(suite.env.openai.APIUserAbortError);
+    expect(instrumented.constructor).toBe(bare.constructor);
+    expect(instrumented.message).toBe(bare.message);
+  });
+
   it('does not alter the request: the server receives the body the caller built', async () => {
     const log = weatherLog();
     const messages = [...toOpenAIChat(log.deriveMessages()), { role: 'user' as const, content: 'ghost' }];
