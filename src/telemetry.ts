@@ -1,7 +1,7 @@
 // Recording a violation: a span event on the request's span and +1 on the
 // counter, both through @opentelemetry/api (no-ops when no SDK is registered).
 
-import { metrics, trace, type Attributes, type Counter, type Meter, type MeterProvider, type Span } from '@opentelemetry/api';
+import { SpanKind, metrics, trace, type Attributes, type Counter, type Meter, type MeterProvider, type Span, type Tracer } from '@opentelemetry/api';
 import type { Mode } from './mode';
 import { readEnv } from './mode';
 import {
@@ -128,4 +128,24 @@ export function violationEventAttributes(violation: ViolationDetails, mode: Mode
 
 function previewOf(sketch: MessageSketch): string {
   return 'preview' in sketch && sketch.preview !== null ? sketch.preview : '';
+}
+
+/**
+ * A client span for a model request that has no span of its own, named and
+ * described per the OpenTelemetry GenAI conventions (`chat {model}`), to carry
+ * its violation event. Ended by the caller once the event is recorded.
+ */
+export function startModelRequestSpan(
+  tracer: Tracer,
+  request: { provider?: string | undefined; model?: string | undefined },
+): { span: Span; end(): void } {
+  const span = tracer.startSpan(request.model ? `chat ${request.model}` : 'chat', {
+    kind: SpanKind.CLIENT,
+    attributes: {
+      'gen_ai.operation.name': 'chat',
+      ...(request.provider ? { [ATTR_GEN_AI_PROVIDER_NAME]: request.provider } : {}),
+      ...(request.model ? { 'gen_ai.request.model': request.model } : {}),
+    },
+  });
+  return { span, end: () => span.end() };
 }

@@ -1,12 +1,13 @@
 // One AI SDK model call checked against the session: shared by the middleware
 // and the diagnostics-channel subscriber.
 
-import { SpanKind, trace } from '@opentelemetry/api';
+import { trace } from '@opentelemetry/api';
 import { fromAiSdkPrompt } from '../adapters/ai-sdk';
 import { reportInternalError } from '../internal-error';
 import { resolveMode, type Mode } from '../mode';
 import { getActiveSession } from '../session-context';
 import type { SessionLog } from '../session-log';
+import { startModelRequestSpan } from '../telemetry';
 import { verifyRequest } from '../verify';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../version';
 import { SessionInvariantViolation, type ViolationDetails } from '../violation';
@@ -52,17 +53,7 @@ export function checkAiSdkCall(call: AiSdkCall, options: AiSdkCheckOptions, mayT
       log,
       fromAiSdkPrompt(call.prompt),
       { mode: recordedMode, agentName: options.agentName ?? session?.agentName, provider, captureContent: options.captureContent, ...(span ? { span } : {}) },
-      () => {
-        const made = trace.getTracer(PACKAGE_NAME, PACKAGE_VERSION).startSpan(call.modelId ? `chat ${call.modelId}` : 'chat', {
-          kind: SpanKind.CLIENT,
-          attributes: {
-            'gen_ai.operation.name': 'chat',
-            ...(provider ? { 'gen_ai.provider.name': provider } : {}),
-            ...(call.modelId ? { 'gen_ai.request.model': call.modelId } : {}),
-          },
-        });
-        return { span: made, end: () => made.end() };
-      },
+      () => startModelRequestSpan(trace.getTracer(PACKAGE_NAME, PACKAGE_VERSION), { provider, model: call.modelId }),
     );
     return { mode, violation };
   } catch (error) {

@@ -11,7 +11,7 @@
 // throw is wrapped as a connection error and retried; a throw from
 // `prepareOptions` rejects the call as it is, before any HTTP request.
 
-import { SpanKind, trace, type Span } from '@opentelemetry/api';
+import { trace } from '@opentelemetry/api';
 import {
   InstrumentationBase,
   InstrumentationNodeModuleDefinition,
@@ -22,7 +22,7 @@ import { reportInternalError } from '../internal-error';
 import { warnOnce } from '../logger';
 import { resolveMode, type Mode } from '../mode';
 import { getActiveSession } from '../session-context';
-import { createInstruments, type InvariantInstruments } from '../telemetry';
+import { createInstruments, startModelRequestSpan, type InvariantInstruments } from '../telemetry';
 import { SessionInvariantViolation } from '../violation';
 import { verifyRequest } from '../verify';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../version';
@@ -177,26 +177,14 @@ export class SessionInvariantInstrumentation extends InstrumentationBase<Session
           instruments: this._instruments,
           ...(span ? { span } : {}),
         },
-        () => this.startViolationSpan(request),
+        () => startModelRequestSpan(this.tracer, request),
       );
     } catch (error) {
       if (error instanceof SessionInvariantViolation) throw error;
-      reportInternalError('prepareRequest hook', error, this._instruments);
+      reportInternalError('prepareOptions hook', error, this._instruments);
     }
   }
 
-  /** With no span active, the violation gets a client span of its own, named per the GenAI conventions. */
-  private startViolationSpan(request: ModelRequest): { span: Span; end(): void } {
-    const span = this.tracer.startSpan(request.model ? `chat ${request.model}` : 'chat', {
-      kind: SpanKind.CLIENT,
-      attributes: {
-        'gen_ai.operation.name': 'chat',
-        'gen_ai.provider.name': request.provider,
-        ...(request.model ? { 'gen_ai.request.model': request.model } : {}),
-      },
-    });
-    return { span, end: () => span.end() };
-  }
 }
 
 /** The prototype that defines `prepareOptions`, so subclasses (Azure, Bedrock, ...) are covered too. */
