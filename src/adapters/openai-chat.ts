@@ -1,7 +1,7 @@
 // OpenAI Chat Completions `messages` <-> canonical messages.
 
 import type { ContentPart, Message, MessageContent, ToolCall } from '../messages';
-import { argumentsAsJson, assignDefined, isObject, nameToolResultsFromCalls, type Loose } from './shared';
+import { argumentsAsJson, isObject, nameToolResultsFromCalls, type Loose } from './shared';
 
 /** Parts other than text and images (audio, files) are passed through as they are in the canonical message. */
 export type OpenAIChatContentPart =
@@ -32,11 +32,12 @@ export function fromOpenAIChat(messages: readonly unknown[]): Message[] {
 
 function fromChatMessage(entry: unknown): Message {
   if (!isObject(entry)) return entry as Message;
-  const role = entry.role === 'developer' ? 'system' : entry.role;
-  const message = { role, content: fromChatContent(entry.content) } as Message;
-  if (Array.isArray(entry.tool_calls)) message.toolCalls = entry.tool_calls.map(fromChatToolCall);
-  assignDefined(message, 'toolCallId', entry.tool_call_id);
-  assignDefined(message, 'name', entry.name);
+  // Plain property writes: this runs for every message of every checked request.
+  const message = { role: entry.role === 'developer' ? 'system' : entry.role, content: fromChatContent(entry.content) } as Message;
+  const calls = entry.tool_calls;
+  if (Array.isArray(calls)) message.toolCalls = calls.map(fromChatToolCall);
+  if (entry.tool_call_id != null) message.toolCallId = entry.tool_call_id as string;
+  if (entry.name != null) message.name = entry.name as string;
   return message;
 }
 

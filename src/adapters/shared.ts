@@ -59,7 +59,3 @@ export function withoutTransportFields(block: Loose): ContentPart {
   const { cache_control: _cacheControl, ...rest } = block;
   return rest as ContentPart;
 }
-
-export function assignDefined<T extends object>(target: T, key: keyof T, value: unknown): void {
-  if (value !== undefined && value !== null) (target as Loose)[key as string] = value;
-}
