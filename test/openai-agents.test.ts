@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { CHECKS_METRIC, SessionLogSession, VIOLATION_METRIC, withSession } from '../src/index';
+import { CHECKS_METRIC, SessionLog, SessionLogSession, VIOLATION_METRIC, withSession } from '../src/index';
 import { useInstrumentedProvider } from './support/instrumented';
 
 type AgentsModule = typeof import('@openai/agents');
@@ -97,6 +97,13 @@ describe('OpenAI Agents SDK with a SessionLog-backed Session', () => {
     const run = withSession(session.log, () => agents.run(weatherAgent(), 'Umbrella in Lisbon?', { session }), { mode: 'strict' });
     await expect(run).rejects.toThrow(/extra_message/);
     expect(suite.server.received.length).toBe(sent);
+  });
+
+  it('never writes to a bound log that no SessionLogSession owns', async () => {
+    const ownLog = new SessionLog();
+    ownLog.append('user_message', { content: 'Umbrella in Lisbon?' });
+    await withSession(ownLog, () => agents.run(weatherAgent(), 'Umbrella in Lisbon?'));
+    expect(ownLog.count).toBe(1);
   });
 
   it('is append-only: popItem and clearSession are refused', async () => {

@@ -6,7 +6,7 @@ import { appendMessage } from '../append-message';
 import { messagesMatch } from '../message-equality';
 import { SessionLog } from '../session-log';
 import { newSessionId } from '../session/session';
-import { takePending } from './turn-recorder';
+import { recordTurnsInto, takePending } from './turn-recorder';
 
 export class SessionLogSession {
   readonly log: SessionLog;
@@ -15,6 +15,7 @@ export class SessionLogSession {
   constructor(log: SessionLog = new SessionLog(), options: { sessionId?: string } = {}) {
     this.log = log;
     this.#id = options.sessionId ?? newSessionId();
+    recordTurnsInto(log);
   }
 
   async getSessionId(): Promise<string> {

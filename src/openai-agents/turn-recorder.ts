@@ -17,6 +17,21 @@ import type { SessionLog } from '../session-log';
 /** Messages recorded during a run and not yet confirmed by the runner's `addItems`, per log. */
 const pendingByLog = new WeakMap<SessionLog, Message[]>();
 
+/**
+ * Logs that back a SessionLogSession. Only those are written to: a log the
+ * app keeps itself is never appended to behind its back.
+ */
+const agentSessionLogs = new WeakSet<SessionLog>();
+
+export function recordTurnsInto(log: SessionLog): void {
+  agentSessionLogs.add(log);
+}
+
+function recordingLog(): SessionLog | undefined {
+  const log = getActiveSession()?.log;
+  return log && agentSessionLogs.has(log) ? log : undefined;
+}
+
 export function takePending(log: SessionLog): Message[] {
   const pending = pendingByLog.get(log) ?? [];
   pendingByLog.delete(log);
@@ -37,7 +52,7 @@ function record(log: SessionLog, message: Message): void {
  * report: the runner sent history the log does not have.
  */
 export function recordTurnInput(input: unknown): void {
-  const log = getActiveSession()?.log;
+  const log = recordingLog();
   if (!log || !Array.isArray(input)) return;
   const request = fromAgentItems(input);
   const fold = log._foldMessages();
@@ -52,7 +67,7 @@ export function recordTurnInput(input: unknown): void {
 
 /** After a model call: its output items (assistant text, tool calls) are appended. */
 export function recordTurnOutput(output: unknown): void {
-  const log = getActiveSession()?.log;
+  const log = recordingLog();
   if (!log || !Array.isArray(output)) return;
   for (const message of fromAgentItems(output)) record(log, message);
 }
