@@ -50,8 +50,9 @@ function overlaySlot(fold: readonly Message[], request: readonly unknown[]): num
 
 /** Multiset difference of fingerprints over the whole lists: missing beats extra beats order. */
 function classify(fold: readonly Message[], request: readonly unknown[], offset: number, index: number): ReconstructionViolation {
+  const foldKeys = fold.map(fingerprintKey);
   const surplus = new Map<string, number>();
-  for (const message of fold) bump(surplus, fingerprintKey(message), 1);
+  for (const key of foldKeys) bump(surplus, key, 1);
   const extra: MessageSketch[] = [];
   let extraCount = 0;
   for (let i = offset; i < request.length; i++) {
@@ -64,13 +65,12 @@ function classify(fold: readonly Message[], request: readonly unknown[], offset:
   }
   const missing: MessageSketch[] = [];
   let missingCount = 0;
-  for (const message of fold) {
-    const key = fingerprintKey(message);
+  foldKeys.forEach((key, i) => {
     if ((surplus.get(key) ?? 0) > 0) {
       bump(surplus, key, -1);
-      if (missingCount++ < MAX_SKETCHES) missing.push(sketch(message));
+      if (missingCount++ < MAX_SKETCHES) missing.push(sketch(fold[i]));
     }
-  }
+  });
   const kind = missingCount > 0 ? 'missing_message' : extraCount > 0 ? 'extra_message' : 'order';
   return { kind, index, requestLength: request.length - offset, logLength: fold.length, extra, missing };
 }

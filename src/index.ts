@@ -85,9 +85,7 @@ export {
 export { Session, fork, newSessionId, rewind, type ForkResult, type SessionParent } from './session/session';
 export { openTurns, plan, recover, type PlannedEvent, type ToolRunRisk } from './session/recovery';
 export { SessionError, type SessionErrorCode } from './session/errors';
-export { fromAiSdkPrompt, toAiSdkPrompt, type AiSdkPromptMessage, type AiSdkToolResultOutput } from './adapters/ai-sdk';
 export { sessionInvariantMiddleware, type SessionInvariantMiddleware, type SessionInvariantMiddlewareOptions } from './ai-sdk/middleware';
 export { recordAiSdkSteps } from './ai-sdk/record';
 export { AI_SDK_TELEMETRY_CHANNEL, subscribeAiSdkTelemetry } from './ai-sdk/channel';
-export { fromAgentItems, toAgentItems, type AgentsItem } from './adapters/openai-agents';
 export { SessionLogSession } from './openai-agents/session';

@@ -19,3 +19,5 @@ export {
   type AnthropicToolResultBlock,
   type AnthropicToolUseBlock,
 } from './anthropic';
+export { fromAiSdkPrompt, toAiSdkPrompt, type AiSdkPromptMessage, type AiSdkToolResultOutput } from './ai-sdk';
+export { fromAgentItems, toAgentItems, type AgentsItem } from './openai-agents';
