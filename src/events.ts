@@ -77,7 +77,7 @@ export class InvalidEventError extends Error {
 const SURFACE_SET: ReadonlySet<string> = new Set(SURFACE_EVENT_TYPES);
 const ALL_SET: ReadonlySet<string> = new Set(EVENT_TYPES);
 
-export function isEventType(value: unknown): value is EventType {
+function isEventType(value: unknown): value is EventType {
   return typeof value === 'string' && ALL_SET.has(value);
 }
 

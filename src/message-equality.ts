@@ -29,7 +29,7 @@ export function messagesMatch(entry: unknown, folded: Message): boolean {
   );
 }
 
-export function contentEqual(a: unknown, b: unknown): boolean {
+function contentEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a === 'string') return isSingleTextPart(b, a);
   if (typeof b === 'string') return isSingleTextPart(a, b);
@@ -50,7 +50,7 @@ export function isSingleTextPart(value: unknown, text: string): boolean {
   return true;
 }
 
-export function toolCallsEqual(a: unknown, b: unknown): boolean {
+function toolCallsEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   const aLength = toolCallCount(a);
   if (aLength !== toolCallCount(b)) return false;
@@ -75,7 +75,7 @@ function toolCallEqual(a: unknown, b: unknown): boolean {
   return x.id === y.id && x.name === y.name && argumentsEqual(x.arguments, y.arguments);
 }
 
-export function argumentsEqual(a: unknown, b: unknown): boolean {
+function argumentsEqual(a: unknown, b: unknown): boolean {
   if (deepEqual(a, b)) return true;
   if (typeof a !== 'string' && typeof b !== 'string') return false;
   const parsedA = typeof a === 'string' ? parseJson(a) : { value: a };

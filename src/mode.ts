@@ -12,7 +12,7 @@ export const DEFAULT_MODE: Mode = 'warn';
 
 export const MODE_ENV_VAR = 'NOUS_SESSION_INVARIANT';
 
-export function isMode(value: unknown): value is Mode {
+function isMode(value: unknown): value is Mode {
   return value === 'off' || value === 'warn' || value === 'strict';
 }
 

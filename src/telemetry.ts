@@ -94,14 +94,14 @@ export function recordCheck(context: RecordContext): void {
 }
 
 /** Attributes shared by both counters: mode, agent and provider, when known. */
-export function requestAttributes(context: RecordContext): Attributes {
+function requestAttributes(context: RecordContext): Attributes {
   const attributes: Attributes = { [ATTR_MODE]: context.mode };
   if (context.agentName) attributes[ATTR_GEN_AI_AGENT_NAME] = context.agentName;
   if (context.provider) attributes[ATTR_GEN_AI_PROVIDER_NAME] = context.provider;
   return attributes;
 }
 
-export function violationEventAttributes(violation: ViolationDetails, mode: Mode, captureContent: boolean): Attributes {
+function violationEventAttributes(violation: ViolationDetails, mode: Mode, captureContent: boolean): Attributes {
   const attributes: Attributes = { [ATTR_KIND]: violation.kind, [ATTR_MODE]: mode };
   switch (violation.kind) {
     case 'orphaned_tool_result':

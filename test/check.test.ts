@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SessionLog, check, type Message } from '../src/index';
-import { assistant, chatLog, exampleLog, system, user } from './support/transcripts';
+import { chatLog, exampleLog, system, user } from './support/transcripts';
 
 function violationOf(log: SessionLog, request: readonly Message[]) {
   const result = check(log, request);

@@ -50,7 +50,7 @@ function start(env: Env): Registration {
  * With an exporter or an OTLP endpoint configured, the SDK reads the standard
  * OTEL_* variables itself. With neither, the embedded console default.
  */
-export function exportersFor(env: Env): Partial<NodeSDKConfiguration> {
+function exportersFor(env: Env): Partial<NodeSDKConfiguration> {
   const configured = [
     'OTEL_TRACES_EXPORTER',
     'OTEL_METRICS_EXPORTER',

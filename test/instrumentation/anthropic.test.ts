@@ -1,6 +1,6 @@
 import { trace } from '@opentelemetry/api';
 import { describe, expect, it } from 'vitest';
-import { SessionInvariantViolation, SessionLog, VIOLATION_EVENT, VIOLATION_METRIC, toAnthropic, withSession } from '../../src/index';
+import { SessionInvariantViolation, SessionLog, VIOLATION_METRIC, toAnthropic, withSession } from '../../src/index';
 import { useInstrumentedProvider } from '../support/instrumented';
 
 const suite = useInstrumentedProvider({ mode: 'warn' });
@@ -21,13 +21,6 @@ function toolLog(): SessionLog {
 async function violationCount(kind?: string) {
   const points = await suite.env.otel.points(VIOLATION_METRIC);
   return points.filter((p) => !kind || p.attributes['nous.session.invariant.kind'] === kind).reduce((n, p) => n + p.value, 0);
-}
-
-function eventsOn(spanName: string) {
-  return suite.env.otel.spans
-    .getFinishedSpans()
-    .filter((s) => s.name === spanName)
-    .flatMap((s) => s.events.filter((e) => e.name === VIOLATION_EVENT));
 }
 
 describe('anthropic messages', () => {

@@ -33,7 +33,3 @@ export function system(content: string): Message {
 export function user(content: string): Message {
   return { role: 'user', content };
 }
-
-export function assistant(content: string): Message {
-  return { role: 'assistant', content };
-}
