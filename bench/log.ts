@@ -2,7 +2,8 @@
 // a replace (a rebuild), and of a plain append plus read (the memoized fold
 // extended in place, no rebuild), measured in one run.
 
-import { SessionLog, SessionView, replaceRange } from '../src/index';
+import { SessionLog } from '../src/index';
+import { SessionView, replaceRange } from '../src/history';
 import { agentLog, fmt } from './support';
 
 const EVENTS = 10_000;

@@ -9,7 +9,9 @@ import { createRequire } from 'node:module';
 import { metrics, trace } from '@opentelemetry/api';
 import { InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader, AggregationTemporality } from '@opentelemetry/sdk-metrics';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
-import { SessionInvariantInstrumentation, check, fromOpenAIChat, toOpenAIChat, withSession } from '../src/index';
+import { SessionInvariantInstrumentation } from '../src/instrumentation';
+import { check, withSession } from '../src/index';
+import { fromOpenAIChat, toOpenAIChat } from '../src/adapters';
 import { agentLog, fmt, timePerCall } from './support';
 
 const MESSAGES = 100;

@@ -10,7 +10,8 @@
 // process up afterwards (for a Prometheus scrape) until it gets a signal.
 
 import OpenAI from 'openai';
-import { SessionLog, appendMessage, fromOpenAIChat, toOpenAIChat, withSession, type Message } from 'nous-session-invariant';
+import { SessionLog, appendMessage, withSession, type Message } from 'nous-session-invariant';
+import { fromOpenAIChat, toOpenAIChat } from 'nous-session-invariant/adapters';
 import { startLocalModel } from './support/local-model';
 
 type RequestBuilder = (log: SessionLog) => Message[];

@@ -6,7 +6,8 @@
 
 import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, jsonSchema, stepCountIs, tool, wrapLanguageModel, type LanguageModelMiddleware } from 'ai';
-import { SessionLog, appendMessage, recordAiSdkSteps, sessionInvariantMiddleware, withSession } from 'nous-session-invariant';
+import { SessionLog, appendMessage, withSession } from 'nous-session-invariant';
+import { recordAiSdkSteps, sessionInvariantMiddleware } from 'nous-session-invariant/ai-sdk';
 import { startLocalModel } from './support/local-model.js';
 
 const model = await startLocalModel();

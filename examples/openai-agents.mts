@@ -8,7 +8,8 @@
 import { Agent, run, setDefaultOpenAIClient, setOpenAIAPI, setTracingDisabled, tool } from '@openai/agents';
 import OpenAI from 'openai';
 import { z } from 'zod';
-import { SessionLogSession, withSession } from 'nous-session-invariant';
+import { AgentsLogSession } from 'nous-session-invariant/openai-agents';
+import { withSession } from 'nous-session-invariant';
 import { startLocalModel } from './support/local-model.js';
 
 const model = await startLocalModel();
@@ -31,7 +32,7 @@ const agent = new Agent({
 });
 
 try {
-  const session = new SessionLogSession();
+  const session = new AgentsLogSession();
   for (const question of ['Do I need an umbrella in Lisbon?', 'And tomorrow?']) {
     const result = await withSession(session.log, () => run(agent, question, { session }), { agentName: 'agents-weather', mode: 'strict' });
     console.log(`"${question}" -> "${String(result.finalOutput)}"`);

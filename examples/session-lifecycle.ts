@@ -7,18 +7,9 @@
 //     node --require nous-session-invariant/register --import tsx examples/session-lifecycle.ts
 
 import OpenAI from 'openai';
-import {
-  Session,
-  SessionView,
-  appendMessage,
-  compact,
-  fork,
-  fromOpenAIChat,
-  openTurns,
-  recover,
-  toOpenAIChat,
-  withSession,
-} from 'nous-session-invariant';
+import { Session, SessionView, compact, fork, openTurns, recover } from 'nous-session-invariant/history';
+import { appendMessage, withSession } from 'nous-session-invariant';
+import { fromOpenAIChat, toOpenAIChat } from 'nous-session-invariant/adapters';
 import { startLocalModel } from './support/local-model';
 
 async function ask(client: OpenAI, session: Session, view: SessionView, question: string): Promise<void> {

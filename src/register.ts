@@ -1,5 +1,6 @@
-// `node --require nous-session-invariant/register app.js`
-// (ESM apps: `node --import nous-session-invariant/register app.mjs`).
+// `node --require nous-session-invariant/register app.js`: enables the
+// instrumentation and makes sure its telemetry goes somewhere (see
+// register/start.ts). ESM apps use `--import`, which loads register.mts.
 import { register } from './register/start';
 
 register();

@@ -1,17 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  SessionLog,
-  check,
-  fromAnthropic,
-  fromOpenAIChat,
-  fromOpenAIResponses,
-  messagesMatch,
-  toAnthropic,
-  toOpenAIChat,
-  toOpenAIResponses,
-  type Message,
-} from '../src/index';
+import { SessionLog, check, messagesMatch, type Message } from '../src/index';
+import { fromAnthropic, fromOpenAIChat, fromOpenAIResponses, toAnthropic, toOpenAIChat, toOpenAIResponses } from '../src/adapters';
 import { providerTranscriptArb as transcriptArb, withoutUserNames } from './support/arbitraries';
 
 const RUNS = { numRuns: 1000 };

@@ -2,20 +2,11 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, jsonSchema, streamText, stepCountIs, tool, wrapLanguageModel, type LanguageModelMiddleware } from 'ai';
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  CHECKS_METRIC,
-  SessionInvariantViolation,
-  SessionLog,
-  VIOLATION_METRIC,
-  appendMessage,
-  fromAiSdkPrompt,
-  messagesMatch,
-  recordAiSdkSteps,
-  sessionInvariantMiddleware,
-  subscribeAiSdkTelemetry,
-  toAiSdkPrompt,
-  withSession,
-} from '../src/index';
+import { CHECKS_METRIC } from '../src/telemetry/semconv';
+import { SessionInvariantViolation, SessionLog, VIOLATION_METRIC, appendMessage, messagesMatch, withSession } from '../src/index';
+import { fromAiSdkPrompt, toAiSdkPrompt } from '../src/adapters';
+import { recordAiSdkSteps, sessionInvariantMiddleware } from '../src/ai-sdk';
+import { subscribeAiSdkTelemetry } from '../src/integrations/ai-sdk/telemetry-channel';
 import { providerTranscriptArb, withoutUserNames } from './support/arbitraries';
 import { startFakeProvider, type FakeProvider } from './support/fake-provider';
 import { registerOtel, type OtelHarness } from './support/otel';

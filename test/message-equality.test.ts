@@ -74,6 +74,7 @@ describe('messagesMatch: the compared fields', () => {
   });
 
   it('null content is not the empty string', () => {
-    expect(messagesMatch({ role: 'assistant', content: '' }, { role: 'assistant', content: null })).toBe(false);
+    expect(messagesMatch({ role: 'user', content: '' }, { role: 'user', content: null })).toBe(false);
+    expect(messagesMatch({ role: 'tool', content: '', toolCallId: 'c' }, { role: 'tool', content: null, toolCallId: 'c' })).toBe(false);
   });
 });

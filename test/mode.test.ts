@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { MODES, isTestEnvironment, resolveMode, setLogger } from '../src/index';
-import { resetWarnings } from '../src/logger';
+import { MODES, resolveMode, setLogger } from '../src/index';
+import { isTestEnvironment } from '../src/invariant/mode';
+import { resetWarnings } from '../src/telemetry/logger';
 
 const warn = vi.fn();
 beforeEach(() => {

@@ -1,7 +1,9 @@
 import { createRequire } from 'node:module';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { CHECKS_METRIC, SessionLog, SessionLogSession, VIOLATION_METRIC, withSession } from '../src/index';
+import { CHECKS_METRIC } from '../src/telemetry/semconv';
+import { SessionLog, VIOLATION_METRIC, withSession } from '../src/index';
+import { AgentsLogSession } from '../src/openai-agents';
 import { useInstrumentedProvider } from './support/instrumented';
 
 type AgentsModule = typeof import('@openai/agents');
@@ -34,7 +36,7 @@ async function total(metric: string, kind?: string): Promise<number> {
 
 describe('OpenAI Agents SDK with a SessionLog-backed Session', () => {
   it('a multi-step tool-calling run raises no violation in strict mode, turn after turn and run after run', async () => {
-    const session = new SessionLogSession();
+    const session = new AgentsLogSession();
     const agent = weatherAgent();
     const checks = await total(CHECKS_METRIC);
     const violations = await total(VIOLATION_METRIC);
@@ -60,7 +62,7 @@ describe('OpenAI Agents SDK with a SessionLog-backed Session', () => {
   });
 
   it('a streamed run is recorded turn by turn too', async () => {
-    const session = new SessionLogSession();
+    const session = new AgentsLogSession();
     const violations = await total(VIOLATION_METRIC);
     const result = await withSession(session.log, () => agents.run(weatherAgent(), 'Umbrella in Lisbon?', { session, stream: true }), { mode: 'strict' });
     for await (const _event of result) {
@@ -73,7 +75,7 @@ describe('OpenAI Agents SDK with a SessionLog-backed Session', () => {
   });
 
   it('a session that drops a message from the history it hands the runner is caught as missing_message', async () => {
-    class ForgetfulSession extends SessionLogSession {
+    class ForgetfulSession extends AgentsLogSession {
       override async getItems(limit?: number) {
         return (await super.getItems(limit)).slice(1);
       }
@@ -87,7 +89,7 @@ describe('OpenAI Agents SDK with a SessionLog-backed Session', () => {
   });
 
   it('a session that invents a message is caught as extra_message, and strict mode stops the run', async () => {
-    class InventiveSession extends SessionLogSession {
+    class InventiveSession extends AgentsLogSession {
       override async getItems(limit?: number) {
         return [{ type: 'message' as const, role: 'assistant' as const, status: 'completed' as const, content: [{ type: 'output_text' as const, text: 'I never said this' }] }, ...(await super.getItems(limit))];
       }
@@ -99,7 +101,7 @@ describe('OpenAI Agents SDK with a SessionLog-backed Session', () => {
     expect(suite.server.received.length).toBe(sent);
   });
 
-  it('never writes to a bound log that no SessionLogSession owns', async () => {
+  it('never writes to a bound log that no AgentsLogSession owns', async () => {
     const ownLog = new SessionLog();
     ownLog.append('user_message', { content: 'Umbrella in Lisbon?' });
     await withSession(ownLog, () => agents.run(weatherAgent(), 'Umbrella in Lisbon?'));
@@ -107,7 +109,7 @@ describe('OpenAI Agents SDK with a SessionLog-backed Session', () => {
   });
 
   it('is append-only: popItem and clearSession are refused', async () => {
-    const session = new SessionLogSession();
+    const session = new AgentsLogSession();
     await expect(session.popItem()).rejects.toThrow(/append-only/);
     await expect(session.clearSession()).rejects.toThrow(/append-only/);
   });

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SessionLog, check, messagesMatch, type Message } from '../src/index';
-import { fingerprintKey } from '../src/fingerprint';
+import { fingerprintOf } from '../src/invariant/fingerprint';
 import { anyLogArb, applyOp, balancedLogArb, logOpArb, messageArb, nonSystemMessageArb } from './support/arbitraries';
 import { referenceFold, referenceOrphan } from './support/reference-fold';
 
@@ -65,7 +65,7 @@ describe('properties: every single edit of a non-system message is caught with t
 
   it('two swapped messages with different fingerprints are order', () => {
     const withPair = withFold.filter((log) => {
-      const keys = new Set(nonSystemIndices(log.deriveMessages()).map((i) => fingerprintKey(log.deriveMessages()[i])));
+      const keys = new Set(nonSystemIndices(log.deriveMessages()).map((i) => fingerprintOf(log.deriveMessages()[i])));
       return keys.size > 1;
     });
     fc.assert(
@@ -73,7 +73,7 @@ describe('properties: every single edit of a non-system message is caught with t
         const fold = log.deriveMessages();
         const indices = nonSystemIndices(fold);
         const i = indices[a % indices.length]!;
-        const candidates = indices.filter((j) => fingerprintKey(fold[j]) !== fingerprintKey(fold[i]));
+        const candidates = indices.filter((j) => fingerprintOf(fold[j]) !== fingerprintOf(fold[i]));
         fc.pre(candidates.length > 0);
         const j = candidates[b % candidates.length]!;
         const swapped = fold.slice();
@@ -140,7 +140,7 @@ describe('properties: equality and fingerprints agree', () => {
   it('messagesMatch(a, b) holds exactly when the fingerprint keys are equal', () => {
     fc.assert(
       fc.property(messageArb, messageArb, (a, b) => {
-        expect(messagesMatch(a, b)).toBe(fingerprintKey(a) === fingerprintKey(b));
+        expect(messagesMatch(a, b)).toBe(fingerprintOf(a) === fingerprintOf(b));
       }),
       RUNS,
     );
@@ -151,7 +151,7 @@ describe('properties: equality and fingerprints agree', () => {
       fc.property(messageArb, fc.boolean(), fc.boolean(), (m, useParts, stringArgs) => {
         const other = reencode(m, useParts, stringArgs);
         expect(messagesMatch(other, m)).toBe(true);
-        expect(fingerprintKey(other)).toBe(fingerprintKey(m));
+        expect(fingerprintOf(other)).toBe(fingerprintOf(m));
       }),
       RUNS,
     );

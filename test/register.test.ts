@@ -46,6 +46,7 @@ describe.each(apps)('node $flag nous-session-invariant/register ($app)', ({ flag
     expect(events[0]!.attributes).toMatchObject({
       'nous.session.invariant.kind': 'extra_message',
       'nous.session.invariant.mode': 'warn',
+      'nous.session.invariant.log': 'bound',
       'nous.session.invariant.index': 1,
       'nous.session.invariant.extra.roles': ['user'],
     });
@@ -58,6 +59,7 @@ describe.each(apps)('node $flag nous-session-invariant/register ($app)', ({ flag
         attributes: {
           'nous.session.invariant.kind': 'extra_message',
           'nous.session.invariant.mode': 'warn',
+          'nous.session.invariant.log': 'bound',
           'gen_ai.agent.name': agent,
           'gen_ai.provider.name': 'openai',
         },

@@ -104,12 +104,12 @@ describe('SessionLog: append validation', () => {
     expect(log.count).toBe(0);
   });
 
-  it('accepts Dates and nested plain data, and drops keys holding undefined', () => {
+  it('accepts Dates (kept as their ISO string, as JSON has them) and nested plain data, and drops keys holding undefined', () => {
     const log = new SessionLog();
     const at = new Date(5);
     const result = log.append('user_message', { content: 'x', metadata: { at, list: [1, 'a', null], gone: undefined } });
     expect(result.ok).toBe(true);
-    expect(log.events()[0]!.data.metadata).toEqual({ at, list: [1, 'a', null] });
+    expect(log.events()[0]!.data.metadata).toEqual({ at: '1970-01-01T00:00:00.005Z', list: [1, 'a', null] });
     expect('gone' in (log.events()[0]!.data.metadata as object)).toBe(false);
   });
 
@@ -344,7 +344,7 @@ describe('SessionLog.fromEvents and toJSON', () => {
 
 describe('SessionLog across copies of the package', () => {
   it('instanceof holds for a log made by another copy (the build), and check accepts it', () => {
-    const other = createRequire(__filename)(join(__dirname, '../dist/cjs/index.js')) as typeof import('../src/index');
+    const other = createRequire(__filename)(join(__dirname, '../dist/index.js')) as typeof import('../src/index');
     expect(other.SessionLog).not.toBe(SessionLog);
     const foreign = other.SessionLog.seed([{ role: 'user', content: 'hi' }]);
     expect(foreign instanceof SessionLog).toBe(true);

@@ -1,17 +1,8 @@
 import { trace } from '@opentelemetry/api';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import {
-  CHECKS_METRIC,
-  INTERNAL_ERROR_METRIC,
-  SessionInvariantViolation,
-  SessionLog,
-  VIOLATION_EVENT,
-  VIOLATION_METRIC,
-  setLogger,
-  verify,
-  type Message,
-} from '../src/index';
-import { resetWarnings } from '../src/logger';
+import { CHECKS_METRIC, INTERNAL_ERROR_METRIC } from '../src/telemetry/semconv';
+import { SessionInvariantViolation, SessionLog, VIOLATION_EVENT, VIOLATION_METRIC, setLogger, verify, type Message } from '../src/index';
+import { resetWarnings } from '../src/telemetry/logger';
 import { registerOtel, type OtelHarness } from './support/otel';
 import { exampleLog, user } from './support/transcripts';
 
@@ -108,7 +99,7 @@ describe('verify: modes', () => {
     expect((thrown as SessionInvariantViolation).details).toMatchObject({ kind: 'extra_message', index: 5 });
     expect(otel.spans.getFinishedSpans()[0]!.events).toHaveLength(1);
     expect(await otel.points(VIOLATION_METRIC)).toMatchObject([
-      { value: 1, attributes: { 'nous.session.invariant.mode': 'strict' } },
+      { value: 1, attributes: { 'nous.session.invariant.mode': 'strict', 'nous.session.invariant.log': 'bound' } },
     ]);
   });
 
@@ -120,7 +111,7 @@ describe('verify: modes', () => {
     const why = warn.mock.calls.filter(([m]) => /only throws in a test environment/.test(m as string));
     expect(why).toHaveLength(1);
     expect(await otel.points(VIOLATION_METRIC)).toMatchObject([
-      { value: 2, attributes: { 'nous.session.invariant.mode': 'warn' } },
+      { value: 2, attributes: { 'nous.session.invariant.mode': 'warn', 'nous.session.invariant.log': 'bound' } },
     ]);
   });
 
@@ -146,6 +137,7 @@ describe('verify: telemetry (behaviour.md section 5)', () => {
     expect(event!.attributes).toEqual({
       'nous.session.invariant.kind': 'extra_message',
       'nous.session.invariant.mode': 'warn',
+      'nous.session.invariant.log': 'bound',
       'nous.session.invariant.index': 5,
       'nous.session.invariant.request_length': 6,
       'nous.session.invariant.log_length': 5,
@@ -183,6 +175,7 @@ describe('verify: telemetry (behaviour.md section 5)', () => {
     expect(event!.attributes).toEqual({
       'nous.session.invariant.kind': 'orphaned_tool_result',
       'nous.session.invariant.mode': 'warn',
+      'nous.session.invariant.log': 'bound',
       'nous.session.invariant.tool_call_id': 'c9',
     });
   });
@@ -203,6 +196,7 @@ describe('verify: telemetry (behaviour.md section 5)', () => {
         attributes: {
           'nous.session.invariant.kind': 'extra_message',
           'nous.session.invariant.mode': 'warn',
+          'nous.session.invariant.log': 'bound',
           'gen_ai.agent.name': 'planner',
           'gen_ai.provider.name': 'openai',
         },
@@ -212,6 +206,7 @@ describe('verify: telemetry (behaviour.md section 5)', () => {
         attributes: {
           'nous.session.invariant.kind': 'missing_message',
           'nous.session.invariant.mode': 'warn',
+          'nous.session.invariant.log': 'bound',
           'gen_ai.agent.name': 'planner',
           'gen_ai.provider.name': 'openai',
         },

@@ -1,51 +1,59 @@
 // Reading Responses-protocol items, which the OpenAI Responses API
 // (snake_case: `call_id`, `function_call_output`) and the Agents SDK
-// (camelCase: `callId`, `function_call_result`) both speak. `function_call`
-// items are tool calls of the assistant message before them (or of a new one
-// with null content); result items are tool messages.
+// (camelCase: `callId`, `function_call_result`) both speak.
 
-import type { ContentPart, Message, MessageContent, ToolCall } from '../messages';
-import { isObject, nameToolResultsFromCalls } from './shared';
+import type { ContentPart, Message, MessageContent, ToolCall } from '../invariant/messages';
+import { ToolCallNames, canonicalRole, contentFieldsOf, entriesOf, isObject, opaqueEntry, readEntry, type Loose } from './canonical';
 
 export interface ItemDialect {
   callId: 'call_id' | 'callId';
   /** Item types that are tool results, and how to read their output. */
   resultTypes: readonly string[];
   readOutput(output: unknown): MessageContent;
-  /** What to do with an item type that is none of the above: skip it, or keep it for the check to report. */
+  /** Item types that are not conversation messages (reasoning, hosted tools): left out. Any other unknown type is kept for the check to report. */
   isSkipped(type: string): boolean;
 }
 
+/**
+ * Canonical messages from items: a `message` item is a message (its
+ * bookkeeping, `id` and `status`, is not); `function_call` and
+ * `custom_tool_call` items are tool calls of the assistant message before
+ * them, or of a new one with null content; result items are tool messages,
+ * named after their call. Never throws and never writes to its input.
+ */
 export function fromResponseItems(items: readonly unknown[], dialect: ItemDialect, out: Message[] = []): Message[] {
-  for (const item of items) {
-    if (!isObject(item)) {
-      out.push(item as Message);
-      continue;
-    }
-    const type = (item.type ?? 'message') as string;
-    if (type === 'message' && typeof item.role === 'string') {
-      const role = item.role === 'developer' ? 'system' : item.role;
-      out.push({ role, content: fromResponseContent(item.content) } as Message);
-    } else if (type === 'function_call' || type === 'custom_tool_call') {
-      const call: ToolCall = {
-        id: item[dialect.callId] as string,
-        name: item.name as string,
-        arguments: type === 'function_call' ? item.arguments : item.input,
-      };
-      const previous = out[out.length - 1];
-      if (previous?.role === 'assistant') previous.toolCalls = [...(previous.toolCalls ?? []), call];
-      else out.push({ role: 'assistant', content: null, toolCalls: [call] });
-    } else if (dialect.resultTypes.includes(type)) {
-      const message: Message = { role: 'tool', content: dialect.readOutput(item.output), toolCallId: item[dialect.callId] as string };
-      if (typeof item.name === 'string') message.name = item.name;
-      out.push(message);
-    } else if (!dialect.isSkipped(type)) {
-      out.push(item as unknown as Message);
-    }
+  const entries = entriesOf(items);
+  if (entries === undefined) return items as Message[];
+  const names = new ToolCallNames();
+  for (let i = 0; i < entries.length; i++) {
+    out.push(...readEntry(entries[i], (item) => fromItem(item, dialect, out, names)));
   }
-  return nameToolResultsFromCalls(out);
+  return out;
 }
 
+/** The messages one item adds; a tool call joins the assistant message before it instead. */
+function fromItem(item: unknown, dialect: ItemDialect, out: Message[], names: ToolCallNames): Message[] {
+  if (!isObject(item)) return [item as Message];
+  const type = (item.type ?? 'message') as string;
+  if (type === 'message' && typeof item.role === 'string') {
+    return [{ role: canonicalRole(item.role), content: fromResponseContent(item.content) } as Message];
+  }
+  if (type === 'function_call' || type === 'custom_tool_call') {
+    const call: ToolCall = { id: item[dialect.callId] as string, name: item.name as string, arguments: type === 'function_call' ? item.arguments : item.input };
+    names.record([call]);
+    const previous = out[out.length - 1];
+    if (previous?.role === 'assistant') {
+      // `previous` is this adapter's own message, never the caller's object.
+      previous.toolCalls = [...(previous.toolCalls ?? []), call];
+      return [];
+    }
+    return [{ role: 'assistant', content: null, toolCalls: [call] }];
+  }
+  if (dialect.resultTypes.includes(type)) return [names.toolMessage(dialect.readOutput(item.output), item[dialect.callId], item.name)];
+  return dialect.isSkipped(type) ? [] : [opaqueEntry(item)];
+}
+
+/** Item content: `input_text`/`output_text` parts are text, `input_image` an image; response bookkeeping is dropped. */
 export function fromResponseContent(content: unknown): MessageContent {
   if (content === undefined || content === null) return null;
   if (!Array.isArray(content)) return content as MessageContent;
@@ -53,9 +61,9 @@ export function fromResponseContent(content: unknown): MessageContent {
     if (!isObject(part)) return part as ContentPart;
     if (part.type === 'input_text' || part.type === 'output_text') return { type: 'text', text: part.text as string };
     if (part.type === 'input_image') {
-      const url = part.image_url ?? part.image ?? part.file_id;
+      const url = (part as Loose).image_url ?? part.image ?? part.file_id;
       if (typeof url === 'string') return { type: 'image', url };
     }
-    return part as ContentPart;
+    return contentFieldsOf(part);
   });
 }

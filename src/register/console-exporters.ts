@@ -5,7 +5,7 @@
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import type { PushMetricExporter, ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
-import { CHECKS_METRIC, VIOLATION_EVENT, VIOLATION_METRIC } from '../semconv';
+import { CHECKS_METRIC, VIOLATION_EVENT, VIOLATION_METRIC } from '../telemetry/semconv';
 
 type Write = (line: string) => void;
 const toStderr: Write = (line) => process.stderr.write(`${line}\n`);

@@ -1,14 +1,14 @@
 // What `--require nous-session-invariant/register` (and `--import`) does:
 // enable the instrumentation and make sure its telemetry goes somewhere.
 
-import { metrics, trace, type MeterProvider, type TracerProvider } from '@opentelemetry/api';
 import { PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import { NodeSDK, type NodeSDKConfiguration } from '@opentelemetry/sdk-node';
 import { SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
-import { SessionInvariantInstrumentation } from '../instrumentation/instrumentation';
-import { subscribeAiSdkTelemetry } from '../ai-sdk/channel';
-import { logWarning } from '../logger';
+import { SessionInvariantInstrumentation } from '../instrumentation/session-invariant-instrumentation';
+import { describeThrown } from '../result';
+import { logWarning } from '../telemetry/logger';
 import { InvariantConsoleMetricExporter, ViolationConsoleSpanExporter } from './console-exporters';
+import { registeredMeterProvider, registeredTracerProvider } from './existing-setup';
 
 export interface Registration {
   instrumentation: SessionInvariantInstrumentation;
@@ -30,7 +30,6 @@ export function register(env: Env = process.env): Registration {
 
 function start(env: Env): Registration {
   const instrumentation = new SessionInvariantInstrumentation();
-  subscribeAiSdkTelemetry();
   const tracerProvider = registeredTracerProvider();
   const meterProvider = registeredMeterProvider();
   if (tracerProvider || meterProvider) {
@@ -71,24 +70,13 @@ function exportersFor(env: Env): Partial<NodeSDKConfiguration> {
   };
 }
 
-function registeredTracerProvider(): TracerProvider | undefined {
-  const provider = trace.getTracerProvider() as TracerProvider & { getDelegate?: () => TracerProvider };
-  const delegate = provider.getDelegate?.() ?? provider;
-  return delegate.constructor.name === 'NoopTracerProvider' ? undefined : provider;
-}
-
-function registeredMeterProvider(): MeterProvider | undefined {
-  const provider = metrics.getMeterProvider();
-  return provider.constructor.name === 'NoopMeterProvider' ? undefined : provider;
-}
-
 function onceShutdown(sdk: NodeSDK): () => Promise<void> {
   let done: Promise<void> | undefined;
   return () =>
     (done ??= Promise.race([
       sdk.shutdown(),
       new Promise<void>((resolve) => setTimeout(resolve, SHUTDOWN_TIMEOUT_MS).unref()),
-    ]).catch((error: unknown) => logWarning(`telemetry shutdown failed: ${String(error)}`)));
+    ]).catch((error: unknown) => logWarning(`telemetry shutdown failed: ${describeThrown(error)}`)));
 }
 
 /**

@@ -1,6 +1,7 @@
 import { trace } from '@opentelemetry/api';
 import { describe, expect, it } from 'vitest';
-import { SessionInvariantViolation, SessionLog, VIOLATION_METRIC, toAnthropic, withSession } from '../../src/index';
+import { SessionInvariantViolation, SessionLog, VIOLATION_METRIC, withSession } from '../../src/index';
+import { toAnthropic } from '../../src/adapters';
 import { useInstrumentedProvider } from '../support/instrumented';
 
 const suite = useInstrumentedProvider({ mode: 'warn' });

@@ -1,17 +1,9 @@
 import { trace } from '@opentelemetry/api';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import {
-  CHECKS_METRIC,
-  SessionInvariantViolation,
-  SessionLog,
-  VIOLATION_EVENT,
-  VIOLATION_METRIC,
-  setLogger,
-  toOpenAIChat,
-  toOpenAIResponses,
-  withSession,
-} from '../../src/index';
-import { resetWarnings } from '../../src/logger';
+import { CHECKS_METRIC } from '../../src/telemetry/semconv';
+import { SessionInvariantViolation, SessionLog, VIOLATION_EVENT, VIOLATION_METRIC, setLogger, withSession } from '../../src/index';
+import { toOpenAIChat, toOpenAIResponses } from '../../src/adapters';
+import { resetWarnings } from '../../src/telemetry/logger';
 import { useInstrumentedProvider } from '../support/instrumented';
 
 const suite = useInstrumentedProvider({ mode: 'warn' });

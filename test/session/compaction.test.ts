@@ -1,16 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  SUMMARY_PREFIX,
-  SessionLog,
-  SessionView,
-  balanceToolCallBoundary,
-  check,
-  compact,
-  pruneToolResults,
-  replaceRange,
-  type Message,
-} from '../../src/index';
+import { SUMMARY_PREFIX } from '../../src/history/compaction';
+import { SessionLog, check, type Message } from '../../src/index';
+import { SessionView, balanceToolCallBoundary, compact, pruneToolResults, replaceRange } from '../../src/history';
 import { balancedLogArb } from '../support/arbitraries';
 import { chatLog } from '../support/transcripts';
 

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { SessionLog, check, openTurns, plan, recover, setLogger } from '../../src/index';
-import { resetWarnings } from '../../src/logger';
+import { SessionLog, check, setLogger } from '../../src/index';
+import { openTurns, plan, recover } from '../../src/history';
+import { resetWarnings } from '../../src/telemetry/logger';
 
 afterEach(() => setLogger(null));
 

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { Session, SessionLog, fork, newSessionId, rewind } from '../../src/index';
+import { Session, fork, rewind } from '../../src/history';
+import { SessionLog } from '../../src/index';
+import { newSessionId } from '../../src/history/fork';
 import { exampleLog } from '../support/transcripts';
 
 function turnLog(): SessionLog {

@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SessionLog, SessionView, applyOverlay, check, fromAnthropic, fromOpenAIChat, fromOpenAIResponses, toAnthropic, toOpenAIChat, toOpenAIResponses } from '../../src/index';
+import { SessionLog, check } from '../../src/index';
+import { SessionView, applyOverlay } from '../../src/history';
+import { fromAnthropic, fromOpenAIChat, fromOpenAIResponses, toAnthropic, toOpenAIChat, toOpenAIResponses } from '../../src/adapters';
 import { balancedLogArb, providerTranscriptArb, withoutUserNames } from '../support/arbitraries';
 import { chatLog, exampleLog } from '../support/transcripts';
 

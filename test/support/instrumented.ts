@@ -3,7 +3,7 @@
 
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
-import { SessionInvariantInstrumentation, type SessionInvariantInstrumentationConfig } from '../../src/index';
+import { SessionInvariantInstrumentation, type SessionInvariantInstrumentationConfig } from '../../src/instrumentation';
 import { startFakeProvider, type FakeProvider } from './fake-provider';
 import { registerOtel, type OtelHarness } from './otel';
 

@@ -1,0 +1,144 @@
+// The helpers every provider adapter is written with. Adapters are pure: they
+// read the caller's objects and build new ones, never writing to their input,
+// so a request is sent byte for byte as the caller built it. Reading
+// (`from...`) never throws: what cannot be read becomes an entry the check
+// reports. Building (`to...`) throws a TypeError for a message it cannot
+// express.
+
+import { MAX_REQUEST_MESSAGES } from '../invariant/check';
+import type { ContentPart, Message, MessageContent, ToolCall } from '../invariant/messages';
+
+export type Loose = Record<string, unknown>;
+
+export function isObject(value: unknown): value is Loose {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `developer` (OpenAI's newer name for the system role) reads as `system`. */
+export function canonicalRole(role: unknown): unknown {
+  return role === 'developer' ? 'system' : role;
+}
+
+/**
+ * The entries of a provider list, read defensively: a sparse slot reads as
+ * `undefined`. A list longer than `MAX_REQUEST_MESSAGES` is not walked;
+ * `undefined` tells the adapter to hand the list on as it is, for the check
+ * to report.
+ */
+export function entriesOf(list: readonly unknown[]): readonly unknown[] | undefined {
+  return list.length > MAX_REQUEST_MESSAGES ? undefined : list;
+}
+
+/**
+ * Reads one provider entry with `read`; an entry that throws when read (a
+ * throwing getter, a revoked Proxy) becomes an unreadable marker, which no
+ * fold message matches.
+ */
+export function readEntry(entry: unknown, read: (entry: unknown) => Message[]): Message[] {
+  try {
+    return read(entry);
+  } catch {
+    return [UNREADABLE];
+  }
+}
+
+const UNREADABLE = Object.freeze({ role: 'unreadable', content: null }) as unknown as Message;
+
+/**
+ * A request entry the adapter does not understand (an unknown role, an
+ * `item_reference`): a shallow copy, so the check can report it without the
+ * caller's own object ever being handed on.
+ */
+export function opaqueEntry(entry: unknown): Message {
+  if (typeof entry !== 'object' || entry === null) return entry as Message;
+  return { ...(entry as Loose) } as unknown as Message;
+}
+
+/** Parts as message content: a lone text part collapses to its string, no parts to null. */
+export function collapseText(parts: readonly ContentPart[]): MessageContent {
+  if (parts.length === 0) return null;
+  const only = parts.length === 1 ? parts[0]! : undefined;
+  if (only?.type === 'text' && typeof (only as { text?: unknown }).text === 'string' && Object.keys(only).length === 2) {
+    return (only as { text: string }).text;
+  }
+  return [...parts];
+}
+
+/** Names tool results after the calls they answer, as the conversation is read: providers send no name with a result. */
+export class ToolCallNames {
+  readonly #names = new Map<string, string>();
+
+  /** Remembers the calls of an assistant message. */
+  record(calls: readonly ToolCall[] | undefined): void {
+    for (const call of calls ?? []) if (typeof call?.id === 'string' && typeof call.name === 'string') this.#names.set(call.id, call.name);
+  }
+
+  /** A tool message for `toolCallId`, named after its call when one was seen. */
+  toolMessage(content: MessageContent, toolCallId: unknown, name?: unknown): Message {
+    const message: Message = { role: 'tool', content, toolCallId: toolCallId as string };
+    const known = typeof name === 'string' ? name : typeof toolCallId === 'string' ? this.#names.get(toolCallId) : undefined;
+    if (known !== undefined) message.name = known;
+    return message;
+  }
+}
+
+/** Whether message `i` continues a run of tool messages: providers put consecutive results in one turn. */
+export function continuesToolRun(messages: readonly Message[], i: number): boolean {
+  return i > 0 && messages[i - 1]?.role === 'tool';
+}
+
+/** The error every `to...` adapter throws for a message whose role it has no place for. */
+export function unknownRole(adapter: string, message: Message): TypeError {
+  return new TypeError(`${adapter}: unknown role ${JSON.stringify((message as { role?: unknown }).role)}`);
+}
+
+/** `data:{mediaType};base64,{data}`. */
+export function dataUrl(mediaType: string, base64: string): string {
+  return `data:${mediaType};base64,${base64}`;
+}
+
+/** The parts of a base64 `data:` URL, if it is one. */
+export function parseDataUrl(url: string): { mediaType: string; data: string } | undefined {
+  const match = /^data:([^;,]+);base64,(.*)$/s.exec(url);
+  return match ? { mediaType: match[1]!, data: match[2]! } : undefined;
+}
+
+/** Tool call arguments as the JSON string OpenAI wants. */
+export function argumentsAsJson(args: unknown): string {
+  if (typeof args === 'string') return args;
+  return args === undefined ? '{}' : JSON.stringify(args);
+}
+
+/** Tool call arguments as the object Anthropic wants; a string that is not JSON is a caller error. */
+export function argumentsAsObject(call: ToolCall): unknown {
+  if (typeof call.arguments !== 'string') return call.arguments ?? {};
+  try {
+    return JSON.parse(call.arguments) as unknown;
+  } catch {
+    throw new TypeError(`tool call ${call.id} (${call.name}) has arguments that are not JSON; Anthropic needs an object`);
+  }
+}
+
+/** The text of a message's content: the string, or its text parts joined. */
+export function textOf(content: Message['content']): string {
+  if (typeof content === 'string') return content;
+  if (content === null) return '';
+  return content
+    .filter((p): p is { type: 'text'; text: string } => p.type === 'text' && typeof p.text === 'string')
+    .map((p) => p.text)
+    .join('');
+}
+
+/**
+ * A copy of a provider block without what is not content: prompt-cache
+ * hints (`cache_control`, which Anthropic's prompt caching moves to the
+ * newest message every turn) and response bookkeeping (`id`, `status`,
+ * `annotations`, `logprobs`) that comes back when an item is re-sent.
+ */
+export function contentFieldsOf(block: Loose): ContentPart {
+  const copy: Loose = {};
+  for (const key of Object.keys(block)) if (!NOT_CONTENT.has(key)) copy[key] = block[key];
+  return copy as ContentPart;
+}
+
+const NOT_CONTENT = new Set(['cache_control', 'id', 'status', 'annotations', 'logprobs', 'providerOptions', 'providerMetadata']);

@@ -1,0 +1,55 @@
+// The request view: the fold plus the system-prompt overlay, which is
+// re-derived per run and never persisted.
+
+import type { Message } from '../invariant/messages';
+import type { SessionLog } from '../log/session-log';
+
+/**
+ * `messages` with `overlay` applied: concatenated onto a leading system
+ * message (`content + "\n\n" + overlay`), or prepended as a system message of
+ * its own when the list does not lead with one. `undefined`/`null`: unchanged.
+ */
+export function applyOverlay(messages: readonly Message[], overlay: string | null | undefined): Message[] {
+  if (overlay === undefined || overlay === null) return messages as Message[];
+  const head = messages[0];
+  if (head?.role === 'system') {
+    return [{ ...head, content: withOverlay(head.content, overlay) }, ...messages.slice(1)];
+  }
+  return [{ role: 'system', content: overlay, createdAt: head?.createdAt ?? new Date() }, ...messages];
+}
+
+function withOverlay(content: Message['content'], overlay: string): Message['content'] {
+  if (typeof content === 'string') return `${content}\n\n${overlay}`;
+  if (content === null) return overlay;
+  return [...content, { type: 'text', text: `\n\n${overlay}` }];
+}
+
+/** The log's fold as the model is sent it: with the overlay, which appends no event. */
+export class SessionView {
+  readonly log: SessionLog;
+  #overlay: string | null;
+
+  constructor(log: SessionLog, overlay: string | null = null) {
+    this.log = log;
+    this.#overlay = overlay;
+  }
+
+  get overlay(): string | null {
+    return this.#overlay;
+  }
+
+  /** Replaces the overlay (never compounds); `null` gives back the plain fold. */
+  setOverlay(overlay: string | null): void {
+    this.#overlay = overlay;
+  }
+
+  get messages(): Message[] {
+    return applyOverlay(this.log.deriveMessages(), this.#overlay);
+  }
+
+  /** 1 when the overlay prepended a message of its own, so view indices are shifted by one. */
+  get offset(): number {
+    if (this.#overlay === null) return 0;
+    return this.log._foldMessages()[0]?.role === 'system' ? 0 : 1;
+  }
+}

@@ -1,0 +1,5 @@
+// nous-session-invariant/instrumentation: the OpenTelemetry instrumentation,
+// to pass to your own NodeSDK (or `registerInstrumentations`).
+
+export { SessionInvariantInstrumentation } from './instrumentation/session-invariant-instrumentation';
+export type { ImplicitLogOptions, SessionInvariantInstrumentationConfig } from './instrumentation/config';

@@ -1,0 +1,22 @@
+import type { InstrumentationConfig } from '@opentelemetry/instrumentation';
+import type { Mode } from '../invariant/mode';
+import type { ImplicitLogOptions } from '../request-path/host';
+
+export type { ImplicitLogOptions };
+
+/**
+ * The instrumentation's configuration. Each setting is the fallback for
+ * requests that do not name their own: a call's option (the AI SDK
+ * middleware's) wins, then the session bound with `withSession`, then this
+ * config, then the environment.
+ */
+export interface SessionInvariantInstrumentationConfig extends InstrumentationConfig {
+  /** `off`, `warn` or `strict`; defaults to NOUS_SESSION_INVARIANT, else `warn`. */
+  mode?: Mode;
+  /** Message previews on violation events; defaults to OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true. */
+  captureContent?: boolean;
+  /** `gen_ai.agent.name` for requests whose session names none. */
+  agentName?: string;
+  /** The implicit conversation log for requests with no bound session; `false` turns it off. */
+  implicit?: ImplicitLogOptions | boolean;
+}

@@ -1,0 +1,36 @@
+// What an integration gives the instrumentation: the modules it patches, the
+// files the ESM loader hook must let through for it, and any process-wide
+// observation (a diagnostics channel, the fetch seam) that lives between
+// `enable()` and `disable()`. Adding a provider or framework is one folder
+// under src/integrations and one entry in its list.
+
+import type { InstrumentationNodeModuleDefinition } from '@opentelemetry/instrumentation';
+
+/** The patching tools of the instrumentation (shimmer's wrap and unwrap, as contrib uses them). */
+export interface Patcher {
+  wrap<T extends object>(target: T, name: string, wrapper: (original: never) => unknown): void;
+  unwrap<T extends object>(target: T, name: string): void;
+  isWrapped(value: unknown): boolean;
+}
+
+export interface Integration {
+  /** Shown in warnings. */
+  readonly name: string;
+  /** Module names and internal-file URL patterns the ESM loader hook is limited to. */
+  readonly esmInclude: readonly (string | RegExp)[];
+  /** The module definitions, patched through `patcher`. */
+  definitions(patcher: Patcher): InstrumentationNodeModuleDefinition[];
+  /** Starts a process-wide observation; returns what stops it. */
+  start?(): () => void;
+}
+
+/** Re-wraps `target[name]` (unwrapping a previous wrap first), so enabling twice never stacks wrappers. */
+export function rewrap(patcher: Patcher, target: object, name: string, wrapper: (original: never) => unknown): void {
+  if (patcher.isWrapped((target as Record<string, unknown>)[name])) patcher.unwrap(target, name);
+  patcher.wrap(target, name, wrapper);
+}
+
+/** Unwraps `target[name]` if it is wrapped. */
+export function unwrapIfWrapped(patcher: Patcher, target: object | undefined, name: string): void {
+  if (target && patcher.isWrapped((target as Record<string, unknown>)[name])) patcher.unwrap(target, name);
+}

@@ -1,0 +1,86 @@
+// SessionInvariantInstrumentation: checks every model request the supported
+// SDKs and frameworks send against the session log, or, with none bound,
+// against the conversation the package keeps itself.
+
+import { InstrumentationBase, isWrapped, type InstrumentationNodeModuleDefinition } from '@opentelemetry/instrumentation';
+import { INTEGRATIONS } from '../integrations/index';
+import { resolveMode } from '../invariant/mode';
+import { clearHost, setHost, type HostSettings, type RequestCheckHost } from '../request-path/host';
+import { createInstruments, type InvariantInstruments } from '../telemetry/instruments';
+import { contained } from '../telemetry/internal-error';
+import { PACKAGE_NAME, PACKAGE_VERSION } from '../version';
+import type { SessionInvariantInstrumentationConfig } from './config';
+import type { Patcher } from './integration';
+
+/**
+ * An OpenTelemetry instrumentation, used like any of contrib's: pass it to
+ * `NodeSDK` (or `registerInstrumentations`), or let `register` do it.
+ * `enable()` patches the SDK clients and starts the process-wide seams (the
+ * AI SDK's telemetry channel, the fetch seam); `disable()` undoes both, so the
+ * two ways of turning the package on behave the same.
+ */
+export class SessionInvariantInstrumentation extends InstrumentationBase<SessionInvariantInstrumentationConfig> {
+  // `declare`: the base constructor calls _updateMetricInstruments(), init()
+  // and enable() before subclass field initializers would run.
+  declare private _instruments: InvariantInstruments;
+  declare private _stops: Array<() => void> | undefined;
+  declare private _host: RequestCheckHost | undefined;
+
+  constructor(config: SessionInvariantInstrumentationConfig = {}) {
+    super(PACKAGE_NAME, PACKAGE_VERSION, config);
+  }
+
+  protected override _updateMetricInstruments(): void {
+    this._instruments = createInstruments(this.meter);
+  }
+
+  protected override init(): InstrumentationNodeModuleDefinition[] {
+    const patcher: Patcher = {
+      wrap: (target, name, wrapper) => this._wrap(target as Record<string, () => unknown>, name, wrapper as never),
+      unwrap: (target, name) => this._unwrap(target as Record<string, () => unknown>, name),
+      isWrapped,
+    };
+    return INTEGRATIONS.flatMap((integration) => integration.definitions(patcher));
+  }
+
+  override enable(): void {
+    super.enable();
+    setHost(this.host());
+    if (this._stops !== undefined) return;
+    this._stops = INTEGRATIONS.flatMap((integration) =>
+      integration.start ? [contained(`starting ${integration.name}`, integration.start, () => {})] : [],
+    );
+  }
+
+  override disable(): void {
+    super.disable();
+    if (this._host) clearHost(this._host);
+    for (const stop of this._stops ?? []) contained('stopping an integration', stop, undefined);
+    this._stops = undefined;
+  }
+
+  /** This instrumentation as the request path sees it: its config, tracer and counters. */
+  private host(): RequestCheckHost {
+    if (this._host) return this._host;
+    const instrumentation = this;
+    return (this._host = {
+      settings: () => instrumentation.settings(),
+      get tracer() {
+        return instrumentation.tracer;
+      },
+      get instruments() {
+        return instrumentation._instruments;
+      },
+    });
+  }
+
+  private settings(): HostSettings {
+    const config = this.getConfig();
+    return {
+      mode: config.mode === undefined ? undefined : resolveMode(config.mode),
+      agentName: config.agentName,
+      captureContent: config.captureContent,
+      implicit: config.implicit === false ? { enabled: false } : config.implicit === true ? {} : config.implicit,
+    };
+  }
+}

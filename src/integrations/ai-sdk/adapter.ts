@@ -1,0 +1,164 @@
+// Vercel AI SDK language-model prompt (LanguageModelV4Prompt) <-> canonical
+// messages. System messages carry a string; user messages text and file
+// parts; assistant messages text, reasoning (never compared) and tool-call
+// parts; tool messages tool-result parts, each of which is one canonical tool
+// message. A tool result's output keeps its type: `text` is string content,
+// every other output is a one-part list holding it.
+
+import type { ContentPart, Message, MessageContent, ToolCall } from '../../invariant/messages';
+import {
+  collapseText,
+  contentFieldsOf,
+  continuesToolRun,
+  dataUrl,
+  entriesOf,
+  isObject,
+  opaqueEntry,
+  parseDataUrl,
+  readEntry,
+  textOf,
+  unknownRole,
+} from '../../adapters/canonical';
+
+export type AiSdkTextPart = { type: 'text'; text: string };
+export type AiSdkFilePart = { type: 'file'; data: string | URL | Uint8Array; mediaType: string; filename?: string };
+export type AiSdkToolCallPart = { type: 'tool-call'; toolCallId: string; toolName: string; input: unknown };
+export type AiSdkToolResultOutput =
+  | { type: 'text'; value: string }
+  | { type: 'json'; value: unknown }
+  | { type: 'error-text'; value: string }
+  | { type: 'error-json'; value: unknown }
+  | { type: 'execution-denied'; reason?: string }
+  | { type: 'content'; value: unknown[] };
+export type AiSdkToolResultPart = { type: 'tool-result'; toolCallId: string; toolName: string; output: AiSdkToolResultOutput };
+
+export type AiSdkPromptMessage =
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: Array<AiSdkTextPart | AiSdkFilePart> }
+  | { role: 'assistant'; content: Array<AiSdkTextPart | AiSdkFilePart | AiSdkToolCallPart> }
+  | { role: 'tool'; content: AiSdkToolResultPart[] };
+
+const NOT_COMPARED = new Set(['reasoning', 'reasoning-file', 'tool-approval-response', 'tool-approval-request']);
+
+/**
+ * Canonical messages from an AI SDK language-model prompt (or a step's
+ * response messages). Reasoning and tool-approval parts are not compared;
+ * provider options are not content. Never throws and never writes to its input.
+ */
+export function fromAiSdkPrompt(prompt: readonly unknown[]): Message[] {
+  const entries = entriesOf(prompt);
+  if (entries === undefined) return prompt as Message[];
+  const out: Message[] = [];
+  for (let i = 0; i < entries.length; i++) out.push(...readEntry(entries[i], fromPromptMessage));
+  return out;
+}
+
+function fromPromptMessage(entry: unknown): Message[] {
+  if (!isObject(entry)) return [entry as Message];
+  const parts = Array.isArray(entry.content) ? (entry.content as unknown[]) : undefined;
+  switch (entry.role) {
+    case 'system':
+      return [{ role: 'system', content: entry.content as string }];
+    case 'user':
+      return [{ role: 'user', content: parts ? parts.filter(compared).map(fromPart) : (entry.content as MessageContent) }];
+    case 'assistant':
+      return [parts ? fromAssistant(parts) : { role: 'assistant', content: entry.content as MessageContent }];
+    case 'tool':
+      return (parts ?? []).filter(compared).map(fromToolResult);
+    default:
+      return [opaqueEntry(entry)];
+  }
+}
+
+function compared(part: unknown): boolean {
+  return !(isObject(part) && NOT_COMPARED.has(part.type as string));
+}
+
+function fromAssistant(parts: unknown[]): Message {
+  const content: ContentPart[] = [];
+  const toolCalls: ToolCall[] = [];
+  for (const part of parts.filter(compared)) {
+    if (isObject(part) && part.type === 'tool-call') {
+      toolCalls.push({ id: part.toolCallId as string, name: part.toolName as string, arguments: part.input });
+    } else if (!(isObject(part) && part.type === 'tool-result')) {
+      // A provider-executed tool's result stays with the provider; anything else is content.
+      content.push(fromPart(part));
+    }
+  }
+  const message: Message = { role: 'assistant', content: collapseText(content) };
+  if (toolCalls.length > 0) message.toolCalls = toolCalls;
+  return message;
+}
+
+function fromToolResult(part: unknown): Message {
+  if (!isObject(part) || part.type !== 'tool-result') return { role: 'tool', content: [part as ContentPart], toolCallId: null };
+  const output = isObject(part.output) ? part.output : { type: 'text', value: '' };
+  const content: MessageContent = output.type === 'text' ? (output.value as string) : [{ ...output } as ContentPart];
+  return { role: 'tool', content, toolCallId: part.toolCallId as string, name: part.toolName as string };
+}
+
+function fromPart(part: unknown): ContentPart {
+  if (!isObject(part)) return part as ContentPart;
+  if (part.type === 'text') return { type: 'text', text: part.text as string };
+  if (part.type === 'file' && typeof part.mediaType === 'string' && part.mediaType.startsWith('image/')) {
+    const url = fileUrl(part.data, part.mediaType);
+    if (url !== undefined) return { type: 'image', url };
+  }
+  return contentFieldsOf(part);
+}
+
+function fileUrl(data: unknown, mediaType: string): string | undefined {
+  if (data instanceof URL) return data.href;
+  if (typeof data !== 'string') return undefined;
+  return /^(https?|data):/i.test(data) ? data : dataUrl(mediaType, data);
+}
+
+/** An AI SDK language-model prompt from canonical messages; consecutive tool messages share one tool message. */
+export function toAiSdkPrompt(messages: readonly Message[]): AiSdkPromptMessage[] {
+  const out: AiSdkPromptMessage[] = [];
+  messages.forEach((m, i) => {
+    switch (m.role) {
+      case 'system':
+        out.push({ role: 'system', content: textOf(m.content) });
+        break;
+      case 'user':
+        out.push({ role: 'user', content: toParts(m.content) as Array<AiSdkTextPart | AiSdkFilePart> });
+        break;
+      case 'assistant': {
+        const content: Array<AiSdkTextPart | AiSdkFilePart | AiSdkToolCallPart> = [];
+        if (m.content !== null && m.content !== '') content.push(...(toParts(m.content) as Array<AiSdkTextPart | AiSdkFilePart>));
+        for (const call of m.toolCalls ?? []) content.push({ type: 'tool-call', toolCallId: call.id, toolName: call.name, input: call.arguments });
+        out.push({ role: 'assistant', content });
+        break;
+      }
+      case 'tool': {
+        const part: AiSdkToolResultPart = { type: 'tool-result', toolCallId: m.toolCallId ?? '', toolName: m.name ?? '', output: toOutput(m.content) };
+        if (continuesToolRun(messages, i)) (out[out.length - 1]!.content as AiSdkToolResultPart[]).push(part);
+        else out.push({ role: 'tool', content: [part] });
+        break;
+      }
+      default:
+        throw unknownRole('toAiSdkPrompt', m);
+    }
+  });
+  return out;
+}
+
+function toParts(content: MessageContent): Array<AiSdkTextPart | AiSdkFilePart | ContentPart> {
+  if (content === null) return [];
+  if (typeof content === 'string') return [{ type: 'text', text: content }];
+  return content.map((part) => {
+    if (part.type === 'image' && typeof part.url === 'string') {
+      return { type: 'file', data: new URL(part.url), mediaType: parseDataUrl(part.url)?.mediaType ?? 'image/*' } satisfies AiSdkFilePart;
+    }
+    return { ...part };
+  });
+}
+
+function toOutput(content: MessageContent): AiSdkToolResultOutput {
+  if (typeof content === 'string') return { type: 'text', value: content };
+  if (content === null) return { type: 'text', value: '' };
+  const only = content.length === 1 ? (content[0] as { type: string }) : undefined;
+  if (only && ['json', 'error-text', 'error-json', 'execution-denied', 'content'].includes(only.type)) return only as AiSdkToolResultOutput;
+  return { type: 'content', value: content };
+}

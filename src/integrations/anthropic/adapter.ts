@@ -1,0 +1,205 @@
+// Anthropic Messages `{ system, messages }` <-> canonical messages.
+
+import type { ContentPart, Message, MessageContent, ToolCall } from '../../invariant/messages';
+import {
+  ToolCallNames,
+  argumentsAsObject,
+  collapseText,
+  contentFieldsOf,
+  continuesToolRun,
+  dataUrl,
+  entriesOf,
+  isObject,
+  opaqueEntry,
+  parseDataUrl,
+  readEntry,
+  textOf,
+  unknownRole,
+} from '../../adapters/canonical';
+
+export type AnthropicTextBlock = { type: 'text'; text: string };
+export type AnthropicImageMediaType = 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp';
+export type AnthropicImageBlock = {
+  type: 'image';
+  source: { type: 'base64'; media_type: AnthropicImageMediaType; data: string } | { type: 'url'; url: string };
+};
+export type AnthropicToolUseBlock = { type: 'tool_use'; id: string; name: string; input: unknown };
+export type AnthropicToolResultBlock = {
+  type: 'tool_result';
+  tool_use_id: string;
+  content?: string | Array<AnthropicTextBlock | AnthropicImageBlock>;
+};
+export type AnthropicBlock = AnthropicTextBlock | AnthropicImageBlock | AnthropicToolUseBlock | AnthropicToolResultBlock;
+
+export interface AnthropicMessageParam {
+  role: 'user' | 'assistant';
+  content: string | AnthropicBlock[];
+}
+
+export interface AnthropicRequest {
+  system?: string | AnthropicTextBlock[];
+  messages: AnthropicMessageParam[];
+}
+
+/**
+ * Canonical messages from a Messages request body (`system` and `messages`).
+ * `system` is the overlay slot: each of its blocks is one system message. A
+ * user turn's `tool_result` blocks are tool messages, in order, named after
+ * the `tool_use` they answer; its other blocks form user messages between
+ * them. `tool_use` blocks are tool calls; thinking blocks are reasoning,
+ * never compared. Prompt-cache markers (`cache_control`) are not content.
+ * Never throws and never writes to its input.
+ */
+export function fromAnthropic(request: { system?: unknown; messages: readonly unknown[] }): Message[] {
+  const entries = entriesOf(request.messages);
+  if (entries === undefined) return request.messages as Message[];
+  const out: Message[] = [...fromSystem(request.system)];
+  const names = new ToolCallNames();
+  for (let i = 0; i < entries.length; i++) out.push(...readEntry(entries[i], (entry) => fromEntry(entry, names)));
+  return out;
+}
+
+/** Canonical messages from a Messages response's `content` blocks (the model's reply). */
+export function fromAnthropicReply(content: readonly unknown[]): Message[] {
+  return readEntry(content, (blocks) => [fromAssistant(blocks, new ToolCallNames())]);
+}
+
+function fromEntry(entry: unknown, names: ToolCallNames): Message[] {
+  if (!isObject(entry)) return [entry as Message];
+  if (entry.role === 'assistant') return [fromAssistant(entry.content, names)];
+  if (entry.role === 'user') return fromUser(entry.content, names);
+  return [opaqueEntry(entry)];
+}
+
+function fromSystem(system: unknown): Message[] {
+  if (system === undefined || system === null || system === '') return [];
+  if (!Array.isArray(system)) return [{ role: 'system', content: system as string }];
+  return system.map((block: unknown) => ({
+    role: 'system' as const,
+    content: isObject(block) && typeof block.text === 'string' ? block.text : (block as string),
+  }));
+}
+
+function fromUser(content: unknown, names: ToolCallNames): Message[] {
+  if (!Array.isArray(content)) return [{ role: 'user', content: content as MessageContent }];
+  const out: Message[] = [];
+  let parts: ContentPart[] = [];
+  const flush = () => {
+    if (parts.length > 0) out.push({ role: 'user', content: parts });
+    parts = [];
+  };
+  for (const block of content as unknown[]) {
+    if (isObject(block) && block.type === 'tool_result') {
+      flush();
+      out.push(names.toolMessage(fromToolResultContent(block.content), block.tool_use_id));
+    } else {
+      parts.push(fromBlock(block));
+    }
+  }
+  flush();
+  return out;
+}
+
+function fromAssistant(content: unknown, names: ToolCallNames): Message {
+  if (!Array.isArray(content)) return { role: 'assistant', content: content as MessageContent };
+  const texts: ContentPart[] = [];
+  const toolCalls: ToolCall[] = [];
+  for (const block of content as unknown[]) {
+    if (!isObject(block)) {
+      texts.push(block as ContentPart);
+    } else if (block.type === 'tool_use' || block.type === 'server_tool_use') {
+      toolCalls.push({ id: block.id as string, name: block.name as string, arguments: block.input });
+    } else if (block.type !== 'thinking' && block.type !== 'redacted_thinking') {
+      texts.push(fromBlock(block));
+    }
+  }
+  const message: Message = { role: 'assistant', content: collapseText(texts) };
+  if (toolCalls.length > 0) {
+    message.toolCalls = toolCalls;
+    names.record(toolCalls);
+  }
+  return message;
+}
+
+function fromToolResultContent(content: unknown): MessageContent {
+  if (content === undefined || content === null) return null;
+  if (!Array.isArray(content)) return content as MessageContent;
+  return content.map(fromBlock);
+}
+
+function fromBlock(block: unknown): ContentPart {
+  if (!isObject(block)) return block as ContentPart;
+  if (block.type === 'text') return { type: 'text', text: block.text as string };
+  if (block.type === 'image' && isObject(block.source)) {
+    const source = block.source;
+    if (source.type === 'base64') return { type: 'image', url: dataUrl(String(source.media_type), String(source.data)) };
+    if (source.type === 'url') return { type: 'image', url: source.url as string };
+  }
+  return contentFieldsOf(block);
+}
+
+/**
+ * A Messages request body (`system` and `messages`) from canonical messages.
+ * Leading system messages become `system`; Anthropic has no system role
+ * later in a conversation, so a system message after the first non-system
+ * message is a TypeError. Consecutive tool messages share one user turn.
+ */
+export function toAnthropic(messages: readonly Message[]): AnthropicRequest {
+  let i = 0;
+  const system: Message[] = [];
+  while (i < messages.length && messages[i]!.role === 'system') system.push(messages[i++]!);
+  const out: AnthropicMessageParam[] = [];
+  for (; i < messages.length; i++) {
+    const m = messages[i]!;
+    switch (m.role) {
+      case 'user':
+        out.push({ role: 'user', content: typeof m.content === 'string' ? m.content : toBlocks(m.content) });
+        break;
+      case 'assistant':
+        out.push({ role: 'assistant', content: toAssistantContent(m) });
+        break;
+      case 'tool': {
+        const result: AnthropicToolResultBlock = { type: 'tool_result', tool_use_id: m.toolCallId ?? '' };
+        if (m.content !== null) result.content = typeof m.content === 'string' ? m.content : (toBlocks(m.content) as AnthropicToolResultBlock['content']);
+        if (continuesToolRun(messages, i)) (out[out.length - 1]!.content as AnthropicBlock[]).push(result);
+        else out.push({ role: 'user', content: [result] });
+        break;
+      }
+      case 'system':
+        throw new TypeError(`toAnthropic: message ${i} is a system message after the conversation started; Anthropic Messages has no system role there`);
+      default:
+        throw unknownRole('toAnthropic', m);
+    }
+  }
+  const request: AnthropicRequest = { messages: out };
+  if (system.length === 1) request.system = textOf(system[0]!.content);
+  else if (system.length > 1) request.system = system.map((s) => ({ type: 'text', text: textOf(s.content) }));
+  return request;
+}
+
+function toAssistantContent(m: Message): string | AnthropicBlock[] {
+  const calls = m.toolCalls ?? [];
+  if (calls.length === 0) return typeof m.content === 'string' ? m.content : m.content === null ? '' : toBlocks(m.content);
+  const blocks: AnthropicBlock[] = [];
+  if (typeof m.content === 'string') {
+    if (m.content !== '') blocks.push({ type: 'text', text: m.content });
+  } else if (m.content !== null) {
+    blocks.push(...toBlocks(m.content));
+  }
+  for (const call of calls) blocks.push({ type: 'tool_use', id: call.id, name: call.name, input: argumentsAsObject(call) });
+  return blocks;
+}
+
+function toBlocks(content: MessageContent): AnthropicBlock[] {
+  if (content === null) return [];
+  if (typeof content === 'string') return [{ type: 'text', text: content }];
+  return content.map((part): AnthropicBlock => {
+    if (part.type === 'image' && typeof part.url === 'string') {
+      const data = parseDataUrl(part.url);
+      return data
+        ? { type: 'image', source: { type: 'base64', media_type: data.mediaType as AnthropicImageMediaType, data: data.data } }
+        : { type: 'image', source: { type: 'url', url: part.url } };
+    }
+    return { ...part } as unknown as AnthropicBlock;
+  });
+}

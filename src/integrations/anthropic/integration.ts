@@ -1,0 +1,25 @@
+// The `@anthropic-ai/sdk` package: Messages `create` and `stream`, through the client hook.
+
+import type { Integration } from '../../instrumentation/integration';
+import { clientDefinition } from '../sdk-client/client-hook';
+import { anthropicModelRequest } from './model-request';
+
+export const ANTHROPIC_MODULE = '@anthropic-ai/sdk';
+/** The versions whose client has `prepareOptions` with the semantics the hook relies on, tested in CI. */
+export const ANTHROPIC_SUPPORTED = '>=1.0.0 <2';
+
+export const anthropicIntegration: Integration = {
+  name: ANTHROPIC_MODULE,
+  esmInclude: [ANTHROPIC_MODULE],
+  definitions: (patcher) => [
+    clientDefinition(
+      {
+        module: ANTHROPIC_MODULE,
+        range: ANTHROPIC_SUPPORTED,
+        clientOf: (exports) => exports.Anthropic ?? exports.default,
+        modelRequest: anthropicModelRequest,
+      },
+      patcher,
+    ),
+  ],
+};

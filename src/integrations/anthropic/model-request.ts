@@ -1,0 +1,30 @@
+// Which Anthropic SDK requests are model requests, and their messages in canonical form.
+
+import type { ModelRequest } from '../../request-path/model-request';
+import { isObject } from '../../adapters/canonical';
+import { modelOf, postBody, type RequestOptions } from '../sdk-client/request-options';
+import { fromAnthropic } from './adapter';
+
+export const ANTHROPIC_PROVIDER = 'anthropic';
+
+/** Messages `create` and `stream` (beta included; count_tokens and batches are not model requests). */
+export function anthropicModelRequest(options: RequestOptions | undefined): ModelRequest | undefined {
+  const post = postBody(options);
+  if (!post) return undefined;
+  return anthropicBodyRequest(post.path, post.body);
+}
+
+/**
+ * The model request a POST to `path` with `body` is. A request that
+ * continues a thread the server holds (`thread: { type: 'continue', ... }`,
+ * as the beta tool runner sends) carries only what is new: it is stateful.
+ */
+export function anthropicBodyRequest(path: string, body: Record<string, unknown>): ModelRequest | undefined {
+  if (!/(^|\/)v1\/messages$/.test(path)) return undefined;
+  const model = modelOf(body);
+  if (isObject(body.thread) && body.thread.type === 'continue') {
+    return { provider: ANTHROPIC_PROVIDER, model, messages: [], stateful: 'a server-held thread (thread.type "continue")' };
+  }
+  const messages = Array.isArray(body.messages) ? fromAnthropic({ system: body.system, messages: body.messages }) : body.messages;
+  return { provider: ANTHROPIC_PROVIDER, model, messages };
+}

@@ -1,0 +1,14 @@
+// Every integration the instrumentation enables: the one list to extend.
+
+import type { Integration } from '../instrumentation/integration';
+import { aiSdkIntegration } from './ai-sdk/integration';
+import { anthropicIntegration } from './anthropic/integration';
+import { openaiIntegration } from './openai/integration';
+import { openaiAgentsIntegration } from './openai-agents/integration';
+
+export const INTEGRATIONS: readonly Integration[] = [openaiIntegration, anthropicIntegration, aiSdkIntegration, openaiAgentsIntegration];
+
+/** What the ESM loader hook is limited to: the modules and internal files the integrations patch. */
+export function esmInclude(): Array<string | RegExp> {
+  return INTEGRATIONS.flatMap((integration) => integration.esmInclude);
+}

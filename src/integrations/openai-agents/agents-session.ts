@@ -1,0 +1,59 @@
+// A Session for the OpenAI Agents SDK whose history is a SessionLog.
+
+import { appendOrWarn } from '../../log/append-message';
+import { SessionLog } from '../../log/session-log';
+import { messagesMatch } from '../../invariant/message-equality';
+import { newSessionId } from '../../history/fork';
+import { fromAgentItems, toAgentItems, type AgentsItem } from './adapter';
+import { recordTurnsInto, takePending } from './turn-recorder';
+
+/**
+ * An OpenAI Agents SDK `Session` whose history is a `SessionLog`: the runner
+ * reads the log's fold (`getItems`) and writes into the log (`addItems`).
+ * Append-only, like the log: `popItem` and `clearSession` are refused (use
+ * `fork` or `rewind` for an earlier state). While the instrumentation is
+ * enabled, its turn recorder keeps the log in step with the run turn by turn
+ * (see the README).
+ */
+export class AgentsLogSession {
+  readonly log: SessionLog;
+  readonly #id: string;
+
+  constructor(log: SessionLog = new SessionLog(), options: { sessionId?: string } = {}) {
+    this.log = log;
+    this.#id = options.sessionId ?? newSessionId();
+    recordTurnsInto(log);
+  }
+
+  async getSessionId(): Promise<string> {
+    return this.#id;
+  }
+
+  /** The fold as Agents SDK items; the last `limit` when given. */
+  async getItems(limit?: number): Promise<AgentsItem[]> {
+    const items = toAgentItems(this.log.deriveMessages());
+    return limit === undefined ? items : items.slice(Math.max(0, items.length - limit));
+  }
+
+  /** Appends the run's items, skipping those the turn recorder already appended in order. */
+  async addItems(items: unknown[]): Promise<void> {
+    const pending = takePending(this.log);
+    let next = 0;
+    for (const message of fromAgentItems(items)) {
+      if (next < pending.length && messagesMatch(message, pending[next]!)) {
+        next++;
+        continue;
+      }
+      appendOrWarn(this.log, message, 'AgentsLogSession.addItems');
+    }
+  }
+
+  /** The log is append-only: use `fork`/`rewind` for an earlier state. */
+  async popItem(): Promise<undefined> {
+    throw new Error('AgentsLogSession is append-only; use fork() or rewind() on the log for an earlier state');
+  }
+
+  async clearSession(): Promise<void> {
+    throw new Error('AgentsLogSession is append-only; start a new AgentsLogSession for a fresh history');
+  }
+}

@@ -1,0 +1,73 @@
+// Keeps a session log in lockstep with the Agents SDK runner. The runner
+// reads its Session once before the first turn and writes a run's items in one
+// `addItems` after the last turn, so a Session alone lags every request after
+// the first. Around each model call (`getResponseWithRetry`, patched by the
+// instrumentation) the recorder appends, before the call, what entered the
+// conversation since the log was last in step (the user's input, tool
+// results) and, after it, the model's output items. `SessionLogSession.addItems`
+// then skips what was recorded here.
+
+import { appendOrWarn } from '../../log/append-message';
+import type { SessionLog } from '../../log/session-log';
+import { messagesMatch } from '../../invariant/message-equality';
+import type { Message } from '../../invariant/messages';
+import { getActiveSession } from '../../invariant/session-binding';
+import { fromAgentItems } from './adapter';
+
+/** Messages recorded during a run and not yet confirmed by the runner's `addItems`, per log. */
+const pendingByLog = new WeakMap<SessionLog, Message[]>();
+
+/**
+ * Logs that back a SessionLogSession. Only those are written to: a log the
+ * app keeps itself is never appended to behind its back.
+ */
+const agentSessionLogs = new WeakSet<SessionLog>();
+
+export function recordTurnsInto(log: SessionLog): void {
+  agentSessionLogs.add(log);
+}
+
+function recordingLog(): SessionLog | undefined {
+  const log = getActiveSession()?.log;
+  return log && agentSessionLogs.has(log) ? log : undefined;
+}
+
+export function takePending(log: SessionLog): Message[] {
+  const pending = pendingByLog.get(log) ?? [];
+  pendingByLog.delete(log);
+  return pending;
+}
+
+function record(log: SessionLog, message: Message): void {
+  if (!appendOrWarn(log, message, 'Agents SDK turn recorder')) return;
+  const pending = pendingByLog.get(log) ?? [];
+  pending.push(message);
+  pendingByLog.set(log, pending);
+}
+
+/**
+ * Before a model call: of the request's input, the part past the fold's
+ * matching prefix that came from outside the model (user messages and tool
+ * results) is appended. Anything else past the prefix is left for the check to
+ * report: the runner sent history the log does not have.
+ */
+export function recordTurnInput(input: unknown): void {
+  const log = recordingLog();
+  if (!log || !Array.isArray(input)) return;
+  const request = fromAgentItems(input);
+  const fold = log._foldMessages();
+  let i = 0;
+  while (i < request.length && i < fold.length && messagesMatch(request[i], fold[i]!)) i++;
+  if (i < fold.length) return; // the request diverges from the log before its end: nothing to add
+  for (const message of request.slice(i)) {
+    if (message.role !== 'user' && message.role !== 'tool') return;
+    record(log, message);
+  }
+}
+
+/** After a model call: its output items (assistant text, tool calls) are appended. */
+export function recordTurnOutput(output: unknown): void {
+  const log = recordingLog();
+  if (!log || !Array.isArray(output)) return;
+  for (const message of fromAgentItems(output)) record(log, message);
+}

@@ -1,0 +1,131 @@
+// OpenAI Chat Completions `messages` <-> canonical messages.
+
+import {
+  ToolCallNames,
+  argumentsAsJson,
+  canonicalRole,
+  contentFieldsOf,
+  entriesOf,
+  isObject,
+  opaqueEntry,
+  readEntry,
+  unknownRole,
+  type Loose,
+} from '../../adapters/canonical';
+import type { ContentPart, Message, MessageContent, ToolCall } from '../../invariant/messages';
+
+/** Parts other than text and images (audio, files) are carried as they are in the canonical message. */
+export type OpenAIChatContentPart =
+  | { type: 'text'; text: string }
+  | { type: 'image_url'; image_url: { url: string; detail?: 'auto' | 'low' | 'high' } };
+
+export interface OpenAIChatToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+export type OpenAIChatMessage =
+  | { role: 'system' | 'developer'; content: string | Array<{ type: 'text'; text: string }>; name?: string }
+  | { role: 'user'; content: string | OpenAIChatContentPart[]; name?: string }
+  | {
+      role: 'assistant';
+      content?: string | Array<{ type: 'text'; text: string }> | null;
+      tool_calls?: OpenAIChatToolCall[];
+      name?: string;
+    }
+  | { role: 'tool'; tool_call_id: string; content: string | Array<{ type: 'text'; text: string }> };
+
+/**
+ * Canonical messages from a Chat Completions request's `messages` (or a
+ * response's `choices[].message`). `developer` reads as `system`; a tool
+ * message is named after the call it answers; response bookkeeping on a
+ * re-sent assistant message (`refusal: null`, `annotations`, `audio`) is not
+ * part of the message. Never throws and never writes to its input.
+ */
+export function fromOpenAIChat(messages: readonly unknown[]): Message[] {
+  const entries = entriesOf(messages);
+  if (entries === undefined) return messages as Message[];
+  const names = new ToolCallNames();
+  const out: Message[] = [];
+  for (let i = 0; i < entries.length; i++) out.push(...readEntry(entries[i], (entry) => [fromChatMessage(entry, names)]));
+  return out;
+}
+
+function fromChatMessage(entry: unknown, names: ToolCallNames): Message {
+  if (!isObject(entry)) return entry as Message;
+  const role = canonicalRole(entry.role);
+  const content = fromChatContent(entry.content);
+  if (role === 'tool') return names.toolMessage(content, entry.tool_call_id ?? null, entry.name);
+  if (role !== 'system' && role !== 'user' && role !== 'assistant') return opaqueEntry(entry);
+  const message: Message = { role, content };
+  if (Array.isArray(entry.tool_calls)) {
+    message.toolCalls = entry.tool_calls.map(fromChatToolCall);
+    names.record(message.toolCalls);
+  }
+  if (entry.tool_call_id != null) message.toolCallId = entry.tool_call_id as string;
+  if (entry.name != null) message.name = entry.name as string;
+  return message;
+}
+
+function fromChatContent(content: unknown): MessageContent {
+  if (content === undefined || content === null) return null;
+  if (!Array.isArray(content)) return content as MessageContent;
+  return content.map((part: unknown): ContentPart => {
+    if (!isObject(part)) return part as ContentPart;
+    if (part.type === 'text') return { type: 'text', text: part.text as string };
+    if (part.type === 'image_url' && isObject(part.image_url)) return { type: 'image', url: part.image_url.url as string };
+    return contentFieldsOf(part);
+  });
+}
+
+function fromChatToolCall(call: unknown): ToolCall {
+  if (!isObject(call)) return call as ToolCall;
+  const fn = (isObject(call.function) ? call.function : isObject(call.custom) ? call.custom : {}) as Loose;
+  return { id: call.id as string, name: fn.name as string, arguments: 'arguments' in fn ? fn.arguments : fn.input };
+}
+
+/** A Chat Completions `messages` array from canonical messages (a log's fold, say). */
+export function toOpenAIChat(messages: readonly Message[]): OpenAIChatMessage[] {
+  return messages.map((m): OpenAIChatMessage => {
+    const named = m.name ? { name: m.name } : {};
+    switch (m.role) {
+      case 'system':
+        return { role: 'system', content: toTextContent(m.content), ...named };
+      case 'user':
+        return { role: 'user', content: toUserContent(m.content), ...named };
+      case 'assistant': {
+        const calls = m.toolCalls ?? [];
+        return {
+          role: 'assistant',
+          content: m.content === null ? null : toTextContent(m.content),
+          ...(calls.length > 0 ? { tool_calls: calls.map(toChatToolCall) } : {}),
+          ...named,
+        };
+      }
+      case 'tool':
+        return { role: 'tool', tool_call_id: m.toolCallId ?? '', content: toTextContent(m.content) };
+      default:
+        throw unknownRole('toOpenAIChat', m);
+    }
+  });
+}
+
+function toChatToolCall(call: ToolCall): OpenAIChatToolCall {
+  return { id: call.id, type: 'function', function: { name: call.name, arguments: argumentsAsJson(call.arguments) } };
+}
+
+function toTextContent(content: MessageContent): string | Array<{ type: 'text'; text: string }> {
+  if (content === null) return '';
+  if (typeof content === 'string') return content;
+  return content.map((p) => ({ ...p }) as { type: 'text'; text: string });
+}
+
+function toUserContent(content: MessageContent): string | OpenAIChatContentPart[] {
+  if (content === null) return '';
+  if (typeof content === 'string') return content;
+  return content.map((part): OpenAIChatContentPart => {
+    if (part.type === 'image' && typeof part.url === 'string') return { type: 'image_url', image_url: { url: part.url } };
+    return { ...part } as OpenAIChatContentPart;
+  });
+}

@@ -1,0 +1,35 @@
+// Which OpenAI SDK requests are model requests, and their messages in canonical form.
+
+import type { ModelRequest } from '../../request-path/model-request';
+import { modelOf, postBody, type RequestOptions } from '../sdk-client/request-options';
+import { fromOpenAIChat } from './chat-adapter';
+import { fromOpenAIResponses } from './responses-adapter';
+
+export const OPENAI_PROVIDER = 'openai';
+
+/**
+ * Chat Completions and Responses requests (Azure's deployment paths
+ * included). A Responses request with `previous_response_id` or
+ * `conversation` keeps its history on the provider: it is stateful.
+ */
+export function openAIModelRequest(options: RequestOptions | undefined): ModelRequest | undefined {
+  const post = postBody(options);
+  if (!post) return undefined;
+  return openAIBodyRequest(post.path, post.body);
+}
+
+/** The model request a POST to `path` with `body` is, for the SDK hook and the fetch seam alike. */
+export function openAIBodyRequest(path: string, body: Record<string, unknown>): ModelRequest | undefined {
+  const model = modelOf(body);
+  if (path.endsWith('/chat/completions')) {
+    const messages = Array.isArray(body.messages) ? fromOpenAIChat(body.messages) : body.messages;
+    return { provider: OPENAI_PROVIDER, model, messages };
+  }
+  if (path.endsWith('/responses')) {
+    if (body.previous_response_id != null || body.conversation != null) {
+      return { provider: OPENAI_PROVIDER, model, messages: [], stateful: 'previous_response_id or conversation' };
+    }
+    return { provider: OPENAI_PROVIDER, model, messages: fromOpenAIResponses(body) };
+  }
+  return undefined;
+}

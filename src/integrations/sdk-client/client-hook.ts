@@ -1,0 +1,115 @@
+// The seam the OpenAI and Anthropic SDK integrations share: their client
+// class's `prepareOptions(options)`, a documented per-request hook, rather
+// than `create`. Wrapping `create` would displace (or be displaced by) the
+// OpenAI instrumentations users already run, and would have to preserve the
+// SDKs' APIPromise. The seam runs once per attempt inside the call's context
+// (the caller's span is active) with the final options. Its sibling
+// `prepareRequest` runs later, inside the fetch path, where a throw is
+// wrapped as a connection error and retried; a throw from `prepareOptions`
+// rejects the call as it is, before any HTTP request.
+
+import { InstrumentationNodeModuleDefinition } from '@opentelemetry/instrumentation';
+import { isSupportedVersion } from '../../instrumentation/supported-version';
+import { rewrap, unwrapIfWrapped, type Patcher } from '../../instrumentation/integration';
+import { checkModelRequest } from '../../request-path/check-request';
+import type { ModelRequest } from '../../request-path/model-request';
+import { reportInternalError } from '../../telemetry/internal-error';
+import { warnOnce } from '../../telemetry/logger';
+import type { RequestOptions } from './request-options';
+
+export interface ClientSeam {
+  /** The npm package. */
+  module: string;
+  /** The versions whose client has this seam with these semantics (tested). */
+  range: string;
+  /** The client class from the module's exports. */
+  clientOf(exports: Record<string, unknown>): unknown;
+  /** The model request these options are, if they are one. */
+  modelRequest(options: RequestOptions | undefined): ModelRequest | undefined;
+}
+
+type PrepareOptions = (this: unknown, options: RequestOptions) => unknown;
+type RetryRequest = (this: unknown, options: RequestOptions, ...rest: unknown[]) => unknown;
+
+/**
+ * The SDKs retry an attempt by passing the same options object back through
+ * `retryRequest`: an attempt marked here is the same logical request and is
+ * not checked (or counted) again. Reusing an options object for a new call
+ * does not go through `retryRequest`, so it is checked as the new call it is.
+ */
+const retrying = new WeakSet<object>();
+
+/** A module definition that hooks `seam`'s client. Every version is accepted, so one outside `range` is reported, not skipped silently. */
+export function clientDefinition(seam: ClientSeam, patcher: Patcher): InstrumentationNodeModuleDefinition {
+  return new InstrumentationNodeModuleDefinition(
+    seam.module,
+    ['*'],
+    (exports: Record<string, unknown>, version?: string) => {
+      if (!isSupportedVersion(seam.module, version, seam.range, 'its requests are not checked')) return exports;
+      const client = seam.clientOf(exports);
+      const owner = prototypeDefining(client, 'prepareOptions');
+      if (!owner) {
+        warnOnce(`no-seam:${seam.module}@${version}`, `${seam.module} ${version} has no prepareOptions hook; its requests are not checked`);
+        return exports;
+      }
+      rewrap(patcher, owner, 'prepareOptions', (original: PrepareOptions) => hookPrepareOptions(original, seam));
+      const retryOwner = prototypeDefining(client, 'retryRequest');
+      if (retryOwner) rewrap(patcher, retryOwner, 'retryRequest', markRetry);
+      return exports;
+    },
+    (exports?: Record<string, unknown>) => {
+      if (!exports) return;
+      const client = seam.clientOf(exports);
+      unwrapIfWrapped(patcher, prototypeDefining(client, 'prepareOptions'), 'prepareOptions');
+      unwrapIfWrapped(patcher, prototypeDefining(client, 'retryRequest'), 'retryRequest');
+    },
+  );
+}
+
+function markRetry(original: RetryRequest): RetryRequest {
+  return function retryRequest(this: unknown, options, ...rest) {
+    if (typeof options === 'object' && options !== null) retrying.add(options);
+    return original.call(this, options, ...rest);
+  };
+}
+
+/** Runs the original first (a subclass may still adjust the options), then checks. */
+function hookPrepareOptions(original: PrepareOptions, seam: ClientSeam): PrepareOptions {
+  return function prepareOptions(this: unknown, options) {
+    const result = original.call(this, options);
+    if (result instanceof Promise) return result.then(() => inspect(options, seam));
+    inspect(options, seam);
+    return result;
+  };
+}
+
+const SEAM = { name: 'SDK client hook', mayThrow: true };
+
+/** Checks one attempt's request, unless it retries an attempt already checked. */
+function inspect(options: RequestOptions | undefined, seam: ClientSeam): void {
+  if (typeof options !== 'object' || options === null) return;
+  if (retrying.has(options)) {
+    retrying.delete(options);
+    return;
+  }
+  let request: ModelRequest | undefined;
+  try {
+    request = seam.modelRequest(options);
+  } catch (error) {
+    // The adapters never throw, so only a hostile options object gets here.
+    reportInternalError(SEAM.name, error);
+    return;
+  }
+  if (request !== undefined) checkModelRequest(request, {}, SEAM);
+}
+
+/** The prototype that defines `method`, so subclasses (Azure, Bedrock, Vertex, ...) are covered too. */
+function prototypeDefining(client: unknown, method: string): Record<string, unknown> | undefined {
+  if (typeof client !== 'function') return undefined;
+  let proto: object | null = (client as { prototype: object }).prototype;
+  while (proto && proto !== Object.prototype) {
+    if (Object.prototype.hasOwnProperty.call(proto, method)) return proto as Record<string, unknown>;
+    proto = Object.getPrototypeOf(proto) as object | null;
+  }
+  return undefined;
+}

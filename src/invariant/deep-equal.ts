@@ -1,0 +1,40 @@
+// Structural equality for JSON-like values, key order ignored. Allocation-free
+// so the passing path of the check stays cheap; a key holding `undefined`
+// counts as absent, as it does once the value goes through JSON.
+
+const hasOwn = Object.prototype.hasOwnProperty;
+
+/**
+ * Whether `a` and `b` are structurally equal. The walk is in lockstep and
+ * stops at the first difference, so it never visits more of either side than
+ * the other has: comparing against the fold (a tree the log bounded when it
+ * was appended) stays bounded whatever shape the other side has.
+ */
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  const aIsArray = Array.isArray(a);
+  if (aIsArray !== Array.isArray(b)) return false;
+  if (aIsArray) return arraysEqual(a as unknown[], b as unknown[]);
+  const aIsDate = a instanceof Date;
+  if (aIsDate || b instanceof Date) return aIsDate && b instanceof Date && a.getTime() === b.getTime();
+  return objectsEqual(a as Record<string, unknown>, b as Record<string, unknown>);
+}
+
+function arraysEqual(a: unknown[], b: unknown[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
+  return true;
+}
+
+function objectsEqual(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  let definedInA = 0;
+  for (const key in a) {
+    if (!hasOwn.call(a, key) || a[key] === undefined) continue;
+    definedInA++;
+    if (!hasOwn.call(b, key) || !deepEqual(a[key], b[key])) return false;
+  }
+  let definedInB = 0;
+  for (const key in b) if (hasOwn.call(b, key) && b[key] !== undefined) definedInB++;
+  return definedInA === definedInB;
+}

@@ -1,0 +1,44 @@
+// Binding a session log to the code that makes model calls, through the
+// OpenTelemetry context so the binding follows async work.
+
+import { context, createContextKey } from '@opentelemetry/api';
+import { SessionLog } from '../log/session-log';
+import type { Mode } from './mode';
+
+/** The log bound to the current context, with the settings bound along with it. */
+export interface SessionBinding {
+  readonly log: SessionLog;
+  /** Recorded as `gen_ai.agent.name` on violations. */
+  readonly agentName?: string | undefined;
+  /** Overrides the instrumentation's mode for requests made in this scope. */
+  readonly mode?: Mode | undefined;
+}
+
+export interface WithSessionOptions {
+  agentName?: string;
+  mode?: Mode;
+}
+
+// createContextKey uses Symbol.for, so every copy of this package in a
+// process reads and writes the same slot.
+const SESSION_KEY = createContextKey('nous-session-invariant.session');
+
+/**
+ * Runs `fn` with `log` bound as the active session: every model request made
+ * inside it (and in async work it starts) is checked against `log`. A bound
+ * log always wins over the implicit conversation the package would otherwise
+ * keep. The binding lives in the OpenTelemetry context, so it needs a context
+ * manager (`register` makes sure there is one); throws a TypeError for
+ * arguments that are not a SessionLog and a function.
+ */
+export function withSession<T>(log: SessionLog, fn: () => T, options: WithSessionOptions = {}): T {
+  if (!(log instanceof SessionLog)) throw new TypeError('withSession expects a SessionLog as its first argument');
+  if (typeof fn !== 'function') throw new TypeError('withSession expects a function to run as its second argument');
+  const binding: SessionBinding = Object.freeze({ log, agentName: options.agentName, mode: options.mode });
+  return context.with(context.active().setValue(SESSION_KEY, binding), fn);
+}
+
+/** The session bound to the current context, if any. */
+export function getActiveSession(): SessionBinding | undefined {
+  return context.active().getValue(SESSION_KEY) as SessionBinding | undefined;
+}

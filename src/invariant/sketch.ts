@@ -1,0 +1,55 @@
+// Bounded, content-light summaries of messages for violation details: a
+// violation must never dump a (multimodal) transcript into a log line.
+
+/** Characters of string content a sketch previews. */
+export const PREVIEW_LENGTH = 120;
+/** Sketches per list (`extra`, `missing`) at most. */
+export const MAX_SKETCHES = 5;
+
+export type MessageSketch = SystemSketch | NonSystemSketch;
+
+/** System content is never compared, so a system sketch says nothing more. */
+export interface SystemSketch {
+  role: 'system';
+}
+
+export interface NonSystemSketch {
+  /** The role as sent; a malformed request entry may carry one outside `Role` (`invalid` when it has none). */
+  role: string;
+  /** The first 120 characters of string content, `"[N content parts]"` for a part list, `null` otherwise. */
+  preview: string | null;
+  /** How many tool calls the message carries. */
+  toolCalls: number;
+  toolCallId: string | null;
+  name: string | null;
+}
+
+/** The sketch of any request entry or fold message; never throws for a plain value. */
+export function sketch(entry: unknown): MessageSketch {
+  const m = typeof entry === 'object' && entry !== null ? (entry as Record<string, unknown>) : {};
+  if (m.role === 'system') return { role: 'system' };
+  return {
+    role: typeof m.role === 'string' ? m.role : 'invalid',
+    preview: preview(m.content),
+    toolCalls: Array.isArray(m.toolCalls) ? m.toolCalls.length : 0,
+    toolCallId: typeof m.toolCallId === 'string' ? m.toolCallId : null,
+    name: typeof m.name === 'string' ? m.name : null,
+  };
+}
+
+function preview(content: unknown): string | null {
+  if (typeof content === 'string') return firstCharacters(content, PREVIEW_LENGTH);
+  if (Array.isArray(content)) return `[${content.length} content parts]`;
+  return null;
+}
+
+/** The first `count` characters (code points: a surrogate pair is never cut). */
+function firstCharacters(text: string, count: number): string {
+  if (text.length <= count) return text;
+  let end = 0;
+  for (let taken = 0; taken < count && end < text.length; taken++) {
+    const code = text.charCodeAt(end);
+    end += code >= 0xd800 && code <= 0xdbff && end + 1 < text.length ? 2 : 1;
+  }
+  return text.slice(0, end);
+}

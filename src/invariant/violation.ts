@@ -1,0 +1,97 @@
+// What a violation reports, and the error strict mode throws.
+
+import type { MessageSketch } from './sketch';
+
+/**
+ * How a request fails to reconstruct the fold. When both kinds of surplus
+ * exist, `missing_message` wins: losing history is the worse half (a swap of
+ * one message for another reports as missing).
+ */
+export type ReconstructionKind = 'extra_message' | 'missing_message' | 'order';
+
+/** The fingerprint fields two messages are compared on. */
+export type FingerprintField = 'role' | 'content' | 'toolCalls' | 'toolCallId' | 'name';
+
+/** The request does not reproduce the fold. Index and lengths are measured after the overlay slot. */
+export interface ReconstructionViolation {
+  kind: ReconstructionKind;
+  /** The first position where request and fold differ. */
+  index: number;
+  requestLength: number;
+  logLength: number;
+  /** Sketches of request messages no event produced (at most 5). */
+  extra: MessageSketch[];
+  /** Sketches of fold messages the request dropped (at most 5). */
+  missing: MessageSketch[];
+  /**
+   * When exactly one request message stands where exactly one log message
+   * was (a rewrite): the fields in which they differ. Only `['name']` means
+   * the same message under another name, for example a tool result recorded
+   * without its tool's name.
+   */
+  differs?: FingerprintField[];
+}
+
+/** A `tool` message whose `toolCallId` no preceding assistant message called: the provider would reject it. */
+export interface OrphanedToolResultViolation {
+  kind: 'orphaned_tool_result';
+  toolCallId: string | null;
+}
+
+/** The request could not be read as a message list at all (not an array, unreadable, too long). */
+export interface InvalidRequestViolation {
+  kind: 'invalid_request';
+  reason: string;
+}
+
+export type ViolationDetails = ReconstructionViolation | OrphanedToolResultViolation | InvalidRequestViolation;
+
+export type ViolationKind = ViolationDetails['kind'];
+
+/** What `check` returns. */
+export type CheckResult = { ok: true } | { ok: false; violation: ViolationDetails };
+
+/**
+ * Thrown by `verify` (and the instrumentation) in strict mode, and only in a
+ * test environment: a bookkeeping discrepancy must never take down a live,
+ * paid-for run, but a test suite that owns every writer may treat one as a bug.
+ */
+export class SessionInvariantViolation extends Error {
+  override readonly name = 'SessionInvariantViolation';
+  readonly details: ViolationDetails;
+
+  constructor(details: ViolationDetails) {
+    super(`session invariant violated: ${describeViolation(details)}`);
+    this.details = details;
+  }
+}
+
+/** One line, no message content: safe for logs. */
+export function describeViolation(details: ViolationDetails): string {
+  switch (details.kind) {
+    case 'orphaned_tool_result':
+      return `orphaned_tool_result: tool result ${JSON.stringify(details.toolCallId)} has no preceding tool call`;
+    case 'invalid_request':
+      return `invalid_request: ${details.reason}`;
+    default: {
+      const differs = details.differs && details.differs.length > 0 ? `; at index ${details.index} the ${details.differs.join(', ')} differ` : '';
+      return (
+        `${details.kind} at index ${details.index} ` +
+        `(request ${details.requestLength} messages, log ${details.logLength}; ` +
+        `extra: ${labels(details.extra)}; missing: ${labels(details.missing)}${differs})`
+      );
+    }
+  }
+}
+
+function labels(sketches: readonly MessageSketch[]): string {
+  return sketches.length === 0 ? 'none' : sketches.map(label).join(', ');
+}
+
+/** `tool(call_1, name get_weather)`: the role and tool identifiers, never content or participant names. */
+function label(s: MessageSketch): string {
+  if (!('preview' in s)) return s.role;
+  const toolName = s.role === 'tool' ? (s.name === null ? 'no name' : `name ${s.name}`) : null;
+  const ids = [s.toolCallId, toolName, s.toolCalls > 0 ? `${s.toolCalls} tool calls` : null].filter((x) => x !== null);
+  return ids.length === 0 ? s.role : `${s.role}(${ids.join(', ')})`;
+}

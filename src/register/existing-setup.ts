@@ -1,0 +1,26 @@
+// What the process already has registered with @opentelemetry/api, found by
+// behaviour rather than by class name (which minification renames).
+
+import { ProxyTracer, context, createContextKey, createNoopMeter, metrics, trace, type MeterProvider, type TracerProvider } from '@opentelemetry/api';
+
+/** The global tracer provider, if one that records was registered. */
+export function registeredTracerProvider(): TracerProvider | undefined {
+  const provider = trace.getTracerProvider();
+  // With no provider registered, the API hands out proxy tracers that wait for one.
+  return provider.getTracer('nous-session-invariant.probe') instanceof ProxyTracer ? undefined : provider;
+}
+
+const noopMeterClass = createNoopMeter().constructor;
+
+/** The global meter provider, if one was registered. */
+export function registeredMeterProvider(): MeterProvider | undefined {
+  const provider = metrics.getMeterProvider();
+  return provider.getMeter('nous-session-invariant.probe').constructor === noopMeterClass ? undefined : provider;
+}
+
+const PROBE = createContextKey('nous-session-invariant.context-probe');
+
+/** Whether a context manager is registered: without one, `context.with` does not carry values and a bound session is invisible. */
+export function hasContextManager(): boolean {
+  return context.with(context.active().setValue(PROBE, true), () => context.active().getValue(PROBE) === true);
+}

@@ -1,0 +1,74 @@
+// The one request-check path. Every seam (the SDK client hooks, the fetch
+// seam, the AI SDK middleware and channel, the Agents SDK model call) hands
+// this module the request and gets back what to do: nothing, or the reply
+// to report when it comes; strict mode's throw is the only thing that
+// propagates to the seam.
+//
+// Settings resolve in one order, everywhere: the call's own option, then the
+// session bound with `withSession`, then the instrumentation's config, then
+// the environment (NOUS_SESSION_INVARIANT and
+// OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT).
+
+import { check } from '../invariant/check';
+import { resolveMode } from '../invariant/mode';
+import { getActiveSession } from '../invariant/session-binding';
+import { actOnCheck, captureContentFromEnv, type CheckReaction } from '../invariant/verify';
+import { SessionInvariantViolation } from '../invariant/violation';
+import type { Message } from '../invariant/messages';
+import { contained } from '../telemetry/internal-error';
+import { warnOnce } from '../telemetry/logger';
+import { startModelRequestSpan } from '../telemetry/model-request-span';
+import { currentHost } from './host';
+import type { CallOptions, ModelRequest, Seam } from './model-request';
+import { implicitLogs } from './implicit/registry';
+
+/** What the seam reports back once the model has answered: its reply, in canonical form. */
+export interface PendingReply {
+  reply(messages: readonly Message[]): void;
+}
+
+const isStrictViolation = (error: unknown): boolean => error instanceof SessionInvariantViolation;
+
+/**
+ * Checks one model request. With a log (the call's, else the bound
+ * session's) it is `check` against that log; with none, against the
+ * implicit conversation it continues (unless that is switched off). Returns
+ * where to report the model's reply, when the check wants it. Throws only
+ * `SessionInvariantViolation` (strict mode, a test environment, a seam that
+ * may throw); every other failure is contained and counted.
+ */
+export function checkModelRequest(request: ModelRequest, call: CallOptions, seam: Seam): PendingReply | undefined {
+  const host = currentHost();
+  return contained(
+    seam.name,
+    () => {
+      const session = getActiveSession();
+      const settings = host.settings();
+      const mode = resolveMode(call.mode ?? session?.mode ?? settings.mode);
+      if (mode === 'off') return undefined;
+      if (request.stateful !== undefined) {
+        warnOnce(`stateful:${request.provider}:${request.stateful}`, `requests that use ${request.stateful} keep the conversation on the provider's side; they are not checked`);
+        return undefined;
+      }
+      const reaction: CheckReaction = {
+        mode,
+        log: 'bound',
+        agentName: call.agentName ?? session?.agentName ?? settings.agentName,
+        provider: request.provider,
+        captureContent: call.captureContent ?? settings.captureContent ?? captureContentFromEnv(),
+        span: request.span,
+        spanForViolation: () => startModelRequestSpan(host.tracer, request),
+        instruments: host.instruments,
+        mayThrow: seam.mayThrow,
+      };
+      const log = call.log ?? session?.log;
+      if (log !== undefined) {
+        actOnCheck(check(log, request.messages as readonly Message[]), reaction);
+        return undefined;
+      }
+      return implicitLogs(settings.implicit, host.instruments)?.check(request, { ...reaction, log: 'implicit' });
+    },
+    undefined,
+    { instruments: host.instruments, passThrough: isStrictViolation },
+  );
+}

@@ -1,0 +1,59 @@
+// The settings of the enabled instrumentation, as every request seam reads
+// them: seams made outside it (the AI SDK middleware a user adds) and seams
+// it owns (the SDK hooks, the channel subscribers) resolve the same way.
+
+import { trace, type Tracer } from '@opentelemetry/api';
+import type { Mode } from '../invariant/mode';
+import { instrumentsFromGlobal, type InvariantInstruments } from '../telemetry/instruments';
+import { PACKAGE_NAME, PACKAGE_VERSION } from '../version';
+
+/** The implicit conversation log's settings (see docs/behaviour.md, "Zero code"). */
+export interface ImplicitLogOptions {
+  /** Track conversations when no log is bound (default true; `NOUS_SESSION_INVARIANT_IMPLICIT=off` turns it off). */
+  enabled?: boolean;
+  /** Conversations kept at most; the least recently used goes first (default 1,000). */
+  maxConversations?: number;
+  /** A conversation unused this long is dropped (default 30 minutes). */
+  idleTimeoutMs?: number;
+}
+
+/** What the instrumentation's configuration contributes to a check. */
+export interface HostSettings {
+  mode?: Mode | undefined;
+  agentName?: string | undefined;
+  captureContent?: boolean | undefined;
+  implicit?: ImplicitLogOptions | undefined;
+}
+
+export interface RequestCheckHost {
+  settings(): HostSettings;
+  readonly tracer: Tracer;
+  readonly instruments: InvariantInstruments;
+}
+
+let active: RequestCheckHost | undefined;
+
+/** Called by the instrumentation's `enable()`; the last one enabled is the one in force. */
+export function setHost(host: RequestCheckHost): void {
+  active = host;
+}
+
+/** Called by `disable()`: seams fall back to the global providers and the environment. */
+export function clearHost(host: RequestCheckHost): void {
+  if (active === host) active = undefined;
+}
+
+const globalHost: RequestCheckHost = {
+  settings: () => ({}),
+  get tracer() {
+    return trace.getTracer(PACKAGE_NAME, PACKAGE_VERSION);
+  },
+  get instruments() {
+    return instrumentsFromGlobal();
+  },
+};
+
+/** The enabled instrumentation, or the global providers with no configuration. */
+export function currentHost(): RequestCheckHost {
+  return active ?? globalHost;
+}

@@ -1,0 +1,38 @@
+// What a seam hands the request path: one model request, in canonical form.
+
+import type { Span } from '@opentelemetry/api';
+import type { Message } from '../invariant/messages';
+import type { Mode } from '../invariant/mode';
+import type { SessionLog } from '../log/session-log';
+
+export interface ModelRequest {
+  /** `gen_ai.provider.name`: `openai`, `anthropic`, ... */
+  provider: string | undefined;
+  model: string | undefined;
+  /** Canonical messages; whatever a seam could not read as a list is passed on as it is, for the check to report. */
+  messages: readonly Message[] | unknown;
+  /**
+   * Set when the provider keeps the conversation itself (a Responses
+   * `previous_response_id` or `conversation`, an Anthropic `thread`): the
+   * request carries only what is new, so there is nothing to reconstruct.
+   */
+  stateful?: string | undefined;
+  /** The request's own span, when the seam knows it; else the active span. */
+  span?: Span | undefined;
+}
+
+/** Settings given with one call (the AI SDK middleware's options): they win over everything else. */
+export interface CallOptions {
+  log?: SessionLog | undefined;
+  mode?: Mode | undefined;
+  agentName?: string | undefined;
+  captureContent?: boolean | undefined;
+}
+
+/** Where a request was seen. */
+export interface Seam {
+  /** Names the seam in internal-error reports. */
+  name: string;
+  /** False where a throw cannot reach the caller (a diagnostics-channel subscriber): strict is recorded as warn. */
+  mayThrow: boolean;
+}

@@ -1,0 +1,93 @@
+// Recording a check: +1 on the checks counter, and for a violation a span
+// event on the request's span and +1 on the violation counter. Everything
+// goes through @opentelemetry/api, so with no SDK registered it is a no-op.
+
+import { trace, type Attributes, type Span } from '@opentelemetry/api';
+import type { Mode } from '../invariant/mode';
+import type { MessageSketch } from '../invariant/sketch';
+import type { ViolationDetails } from '../invariant/violation';
+import { instrumentsFromGlobal, type InvariantInstruments } from './instruments';
+import {
+  ATTR_DIFFERS,
+  ATTR_EXTRA_COUNT,
+  ATTR_EXTRA_PREVIEWS,
+  ATTR_EXTRA_ROLES,
+  ATTR_GEN_AI_AGENT_NAME,
+  ATTR_GEN_AI_PROVIDER_NAME,
+  ATTR_INDEX,
+  ATTR_KIND,
+  ATTR_LOG,
+  ATTR_LOG_LENGTH,
+  ATTR_MISSING_COUNT,
+  ATTR_MISSING_PREVIEWS,
+  ATTR_MISSING_ROLES,
+  ATTR_MODE,
+  ATTR_REASON,
+  ATTR_REQUEST_LENGTH,
+  ATTR_TOOL_CALL_ID,
+  VIOLATION_EVENT,
+} from './semconv';
+
+/** Which log a request was checked against: one bound with `withSession`, or the implicit conversation. */
+export type LogKind = 'bound' | 'implicit';
+
+/** What is known about a checked request, for the span event and the counters. */
+export interface RecordContext {
+  mode: Mode;
+  log: LogKind;
+  agentName?: string | undefined;
+  provider?: string | undefined;
+  /** Message previews on the span event. Off unless switched on: prompts are not exported by default. */
+  captureContent: boolean;
+  /** The request's span; defaults to the active span. */
+  span?: Span | undefined;
+  instruments?: InvariantInstruments | undefined;
+}
+
+export function recordCheck(context: RecordContext): void {
+  (context.instruments ?? instrumentsFromGlobal()).checks.add(1, requestAttributes(context));
+}
+
+export function recordViolation(violation: ViolationDetails, context: RecordContext): void {
+  const span = context.span ?? trace.getActiveSpan();
+  span?.addEvent(VIOLATION_EVENT, violationAttributes(violation, context));
+  (context.instruments ?? instrumentsFromGlobal()).violations.add(1, { [ATTR_KIND]: violation.kind, ...requestAttributes(context) });
+}
+
+/** Attributes shared by both counters: mode, log kind, agent and provider, when known. */
+function requestAttributes(context: RecordContext): Attributes {
+  const attributes: Attributes = { [ATTR_MODE]: context.mode, [ATTR_LOG]: context.log };
+  if (context.agentName) attributes[ATTR_GEN_AI_AGENT_NAME] = context.agentName;
+  if (context.provider) attributes[ATTR_GEN_AI_PROVIDER_NAME] = context.provider;
+  return attributes;
+}
+
+function violationAttributes(violation: ViolationDetails, context: RecordContext): Attributes {
+  const attributes: Attributes = { [ATTR_KIND]: violation.kind, [ATTR_MODE]: context.mode, [ATTR_LOG]: context.log };
+  switch (violation.kind) {
+    case 'orphaned_tool_result':
+      if (violation.toolCallId !== null) attributes[ATTR_TOOL_CALL_ID] = violation.toolCallId;
+      break;
+    case 'invalid_request':
+      attributes[ATTR_REASON] = violation.reason;
+      break;
+    default:
+      attributes[ATTR_INDEX] = violation.index;
+      attributes[ATTR_REQUEST_LENGTH] = violation.requestLength;
+      attributes[ATTR_LOG_LENGTH] = violation.logLength;
+      attributes[ATTR_EXTRA_COUNT] = violation.extra.length;
+      attributes[ATTR_EXTRA_ROLES] = violation.extra.map((s) => s.role);
+      attributes[ATTR_MISSING_COUNT] = violation.missing.length;
+      attributes[ATTR_MISSING_ROLES] = violation.missing.map((s) => s.role);
+      if (violation.differs) attributes[ATTR_DIFFERS] = violation.differs;
+      if (context.captureContent) {
+        attributes[ATTR_EXTRA_PREVIEWS] = violation.extra.map(previewOf);
+        attributes[ATTR_MISSING_PREVIEWS] = violation.missing.map(previewOf);
+      }
+  }
+  return attributes;
+}
+
+function previewOf(sketch: MessageSketch): string {
+  return 'preview' in sketch && sketch.preview !== null ? sketch.preview : '';
+}
