@@ -6,6 +6,8 @@
 // express.
 
 import { MAX_REQUEST_MESSAGES } from '../invariant/check';
+import { describe } from '../log/events';
+import { copyJsonSafe } from '../log/json-safe';
 import type { ContentPart, Message, MessageContent, ToolCall } from '../invariant/messages';
 
 export type Loose = Record<string, unknown>;
@@ -21,22 +23,35 @@ export function canonicalRole(role: unknown): unknown {
 
 /**
  * The entries of a provider list, read defensively: a sparse slot reads as
- * `undefined`. A list longer than `MAX_REQUEST_MESSAGES` is not walked;
- * `undefined` tells the adapter to hand the list on as it is, for the check
- * to report.
+ * `undefined`. Something that is not a readable array, or a list longer than
+ * `MAX_REQUEST_MESSAGES`, is not walked: `undefined` tells the adapter to
+ * hand it on as it is, for the check to report.
  */
-export function entriesOf(list: readonly unknown[]): readonly unknown[] | undefined {
-  return list.length > MAX_REQUEST_MESSAGES ? undefined : list;
+export function entriesOf(list: unknown): readonly unknown[] | undefined {
+  try {
+    return Array.isArray(list) && list.length <= MAX_REQUEST_MESSAGES ? list : undefined;
+  } catch {
+    return undefined; // a revoked Proxy
+  }
 }
 
 /**
- * Reads one provider entry with `read`; an entry that throws when read (a
- * throwing getter, a revoked Proxy) becomes an unreadable marker, which no
- * fold message matches.
+ * Whether a nested list (content parts, tool calls, blocks) may be walked:
+ * one that claims more slots than a request may hold messages (a sparse
+ * `length = 2**32 - 1`) is carried on unread, and no fold message matches it.
  */
-export function readEntry(entry: unknown, read: (entry: unknown) => Message[]): Message[] {
+export function isWalkable(list: unknown): list is readonly unknown[] {
+  return Array.isArray(list) && list.length <= MAX_REQUEST_MESSAGES;
+}
+
+/**
+ * Reads a provider request or one of its entries with `read`; what throws
+ * when read (a throwing getter, a revoked Proxy) becomes an unreadable
+ * marker, which no fold message matches, so the check reports it.
+ */
+export function readSafely<T>(input: T, read: (input: T) => Message[]): Message[] {
   try {
-    return read(entry);
+    return read(input);
   } catch {
     return [UNREADABLE];
   }
@@ -87,9 +102,34 @@ export function continuesToolRun(messages: readonly Message[], i: number): boole
   return i > 0 && messages[i - 1]?.role === 'tool';
 }
 
+/**
+ * Runs a `to...` adapter's `build` over `messages` after checking that every
+ * list in them can be walked (the messages, each content list and each
+ * tool-call list). Whatever goes wrong becomes a TypeError naming the
+ * adapter, so building never throws anything else and never walks a sparse
+ * `length = 2**32 - 1`.
+ */
+export function building<T>(adapter: string, messages: readonly Message[], build: (messages: readonly Message[]) => T): T {
+  try {
+    if (!isWalkable(messages)) throw new TypeError(`${adapter}: expects an array of at most ${MAX_REQUEST_MESSAGES} messages`);
+    for (let i = 0; i < messages.length; i++) {
+      const m = messages[i] as Partial<Message> | undefined;
+      if (typeof m !== 'object' || m === null) throw new TypeError(`${adapter}: message ${i} is not an object`);
+      const content: unknown = m.content;
+      if (Array.isArray(content) && !isWalkable(content)) throw new TypeError(`${adapter}: message ${i} has too many content parts`);
+      const calls: unknown = m.toolCalls;
+      if (calls !== undefined && calls !== null && !isWalkable(calls)) throw new TypeError(`${adapter}: message ${i} has toolCalls that are not a list`);
+    }
+    return build(messages);
+  } catch (error) {
+    if (error instanceof TypeError) throw error;
+    throw new TypeError(`${adapter}: the messages cannot be read`, { cause: error });
+  }
+}
+
 /** The error every `to...` adapter throws for a message whose role it has no place for. */
 export function unknownRole(adapter: string, message: Message): TypeError {
-  return new TypeError(`${adapter}: unknown role ${JSON.stringify((message as { role?: unknown }).role)}`);
+  return new TypeError(`${adapter}: unknown role ${describe((message as { role?: unknown }).role)}`);
 }
 
 /** `data:{mediaType};base64,{data}`. */
@@ -103,10 +143,17 @@ export function parseDataUrl(url: string): { mediaType: string; data: string } |
   return match ? { mediaType: match[1]!, data: match[2]! } : undefined;
 }
 
-/** Tool call arguments as the JSON string OpenAI wants. */
+/**
+ * Tool call arguments as the JSON string OpenAI wants. Arguments that are
+ * not JSON data, or that would expand past what a log event may hold (a
+ * small shared structure can stand for millions of values), are a TypeError.
+ */
 export function argumentsAsJson(args: unknown): string {
   if (typeof args === 'string') return args;
-  return args === undefined ? '{}' : JSON.stringify(args);
+  if (args === undefined) return '{}';
+  const copy = copyJsonSafe(args, 'arguments');
+  if (!copy.ok) throw new TypeError(`tool call arguments: ${copy.error.message}`);
+  return JSON.stringify(copy.value);
 }
 
 /** Tool call arguments as the object Anthropic wants; a string that is not JSON is a caller error. */

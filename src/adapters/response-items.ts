@@ -3,7 +3,7 @@
 // (camelCase: `callId`, `function_call_result`) both speak.
 
 import type { ContentPart, Message, MessageContent, ToolCall } from '../invariant/messages';
-import { ToolCallNames, canonicalRole, contentFieldsOf, entriesOf, isObject, opaqueEntry, readEntry, type Loose } from './canonical';
+import { ToolCallNames, canonicalRole, contentFieldsOf, entriesOf, isObject, isWalkable, opaqueEntry, readSafely, type Loose } from './canonical';
 
 export interface ItemDialect {
   callId: 'call_id' | 'callId';
@@ -26,7 +26,7 @@ export function fromResponseItems(items: readonly unknown[], dialect: ItemDialec
   if (entries === undefined) return items as Message[];
   const names = new ToolCallNames();
   for (let i = 0; i < entries.length; i++) {
-    out.push(...readEntry(entries[i], (item) => fromItem(item, dialect, out, names)));
+    out.push(...readSafely(entries[i], (item) => fromItem(item, dialect, out, names)));
   }
   return out;
 }
@@ -56,7 +56,7 @@ function fromItem(item: unknown, dialect: ItemDialect, out: Message[], names: To
 /** Item content: `input_text`/`output_text` parts are text, `input_image` an image; response bookkeeping is dropped. */
 export function fromResponseContent(content: unknown): MessageContent {
   if (content === undefined || content === null) return null;
-  if (!Array.isArray(content)) return content as MessageContent;
+  if (!isWalkable(content)) return content as MessageContent;
   return content.map((part: unknown): ContentPart => {
     if (!isObject(part)) return part as ContentPart;
     if (part.type === 'input_text' || part.type === 'output_text') return { type: 'text', text: part.text as string };

@@ -3,7 +3,7 @@
 
 import type { Message } from '../invariant/messages';
 import { eventDataOf } from '../log/append-message';
-import { positionOf, type SessionEvent } from '../log/events';
+import { describe, positionOf, type SessionEvent } from '../log/events';
 import { EVENT_TYPE_OF_ROLE } from '../log/fold';
 import { refuse, type Result } from './errors';
 import type { SessionView } from './view';
@@ -28,7 +28,7 @@ export function replaceRange(view: SessionView, first: number, last: number, mes
   const [lastSeq] = indexed[last - offset]!;
   const replace = { start: positionOf(view.log.eventAt(firstSeq)!), stop: positionOf(view.log.eventAt(lastSeq)!) };
   const type = EVENT_TYPE_OF_ROLE[message.role];
-  if (type === undefined) return refuse('invalid_option', `replaceRange: unknown role ${JSON.stringify(message.role)}`);
+  if (type === undefined) return refuse('invalid_option', `replaceRange: unknown role ${describe(message.role)}`);
   const appended = view.log.append(type, { ...eventDataOf(message), replace }, firstMessage.createdAt);
   return appended.ok ? { ok: true, event: appended.event } : refuse('append_failed', appended.error.message);
 }

@@ -13,11 +13,13 @@ import {
   dataUrl,
   entriesOf,
   isObject,
+  isWalkable,
   opaqueEntry,
   parseDataUrl,
-  readEntry,
+  readSafely,
   textOf,
   unknownRole,
+  building,
 } from '../../adapters/canonical';
 
 export type AiSdkTextPart = { type: 'text'; text: string };
@@ -49,13 +51,13 @@ export function fromAiSdkPrompt(prompt: readonly unknown[]): Message[] {
   const entries = entriesOf(prompt);
   if (entries === undefined) return prompt as Message[];
   const out: Message[] = [];
-  for (let i = 0; i < entries.length; i++) out.push(...readEntry(entries[i], fromPromptMessage));
+  for (let i = 0; i < entries.length; i++) out.push(...readSafely(entries[i], fromPromptMessage));
   return out;
 }
 
 function fromPromptMessage(entry: unknown): Message[] {
   if (!isObject(entry)) return [entry as Message];
-  const parts = Array.isArray(entry.content) ? (entry.content as unknown[]) : undefined;
+  const parts = isWalkable(entry.content) ? (entry.content as unknown[]) : undefined;
   switch (entry.role) {
     case 'system':
       return [{ role: 'system', content: entry.content as string }];
@@ -115,33 +117,35 @@ function fileUrl(data: unknown, mediaType: string): string | undefined {
 
 /** An AI SDK language-model prompt from canonical messages; consecutive tool messages share one tool message. */
 export function toAiSdkPrompt(messages: readonly Message[]): AiSdkPromptMessage[] {
-  const out: AiSdkPromptMessage[] = [];
-  messages.forEach((m, i) => {
-    switch (m.role) {
-      case 'system':
-        out.push({ role: 'system', content: textOf(m.content) });
-        break;
-      case 'user':
-        out.push({ role: 'user', content: toParts(m.content) as Array<AiSdkTextPart | AiSdkFilePart> });
-        break;
-      case 'assistant': {
-        const content: Array<AiSdkTextPart | AiSdkFilePart | AiSdkToolCallPart> = [];
-        if (m.content !== null && m.content !== '') content.push(...(toParts(m.content) as Array<AiSdkTextPart | AiSdkFilePart>));
-        for (const call of m.toolCalls ?? []) content.push({ type: 'tool-call', toolCallId: call.id, toolName: call.name, input: call.arguments });
-        out.push({ role: 'assistant', content });
-        break;
+  return building('toAiSdkPrompt', messages, (messages) => {
+    const out: AiSdkPromptMessage[] = [];
+    messages.forEach((m, i) => {
+      switch (m.role) {
+        case 'system':
+          out.push({ role: 'system', content: textOf(m.content) });
+          break;
+        case 'user':
+          out.push({ role: 'user', content: toParts(m.content) as Array<AiSdkTextPart | AiSdkFilePart> });
+          break;
+        case 'assistant': {
+          const content: Array<AiSdkTextPart | AiSdkFilePart | AiSdkToolCallPart> = [];
+          if (m.content !== null && m.content !== '') content.push(...(toParts(m.content) as Array<AiSdkTextPart | AiSdkFilePart>));
+          for (const call of m.toolCalls ?? []) content.push({ type: 'tool-call', toolCallId: call.id, toolName: call.name, input: call.arguments });
+          out.push({ role: 'assistant', content });
+          break;
+        }
+        case 'tool': {
+          const part: AiSdkToolResultPart = { type: 'tool-result', toolCallId: m.toolCallId ?? '', toolName: m.name ?? '', output: toOutput(m.content) };
+          if (continuesToolRun(messages, i)) (out[out.length - 1]!.content as AiSdkToolResultPart[]).push(part);
+          else out.push({ role: 'tool', content: [part] });
+          break;
+        }
+        default:
+          throw unknownRole('toAiSdkPrompt', m);
       }
-      case 'tool': {
-        const part: AiSdkToolResultPart = { type: 'tool-result', toolCallId: m.toolCallId ?? '', toolName: m.name ?? '', output: toOutput(m.content) };
-        if (continuesToolRun(messages, i)) (out[out.length - 1]!.content as AiSdkToolResultPart[]).push(part);
-        else out.push({ role: 'tool', content: [part] });
-        break;
-      }
-      default:
-        throw unknownRole('toAiSdkPrompt', m);
-    }
+    });
+    return out;
   });
-  return out;
 }
 
 function toParts(content: MessageContent): Array<AiSdkTextPart | AiSdkFilePart | ContentPart> {

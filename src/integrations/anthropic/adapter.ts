@@ -10,11 +10,13 @@ import {
   dataUrl,
   entriesOf,
   isObject,
+  isWalkable,
   opaqueEntry,
   parseDataUrl,
-  readEntry,
+  readSafely,
   textOf,
   unknownRole,
+  building,
 } from '../../adapters/canonical';
 
 export type AnthropicTextBlock = { type: 'text'; text: string };
@@ -51,17 +53,19 @@ export interface AnthropicRequest {
  * Never throws and never writes to its input.
  */
 export function fromAnthropic(request: { system?: unknown; messages: readonly unknown[] }): Message[] {
-  const entries = entriesOf(request.messages);
-  if (entries === undefined) return request.messages as Message[];
-  const out: Message[] = [...fromSystem(request.system)];
-  const names = new ToolCallNames();
-  for (let i = 0; i < entries.length; i++) out.push(...readEntry(entries[i], (entry) => fromEntry(entry, names)));
-  return out;
+  return readSafely(request, ({ system, messages }) => {
+    const entries = entriesOf(messages);
+    if (entries === undefined) return messages as Message[];
+    const out: Message[] = [...fromSystem(system)];
+    const names = new ToolCallNames();
+    for (let i = 0; i < entries.length; i++) out.push(...readSafely(entries[i], (entry) => fromEntry(entry, names)));
+    return out;
+  });
 }
 
 /** Canonical messages from a Messages response's `content` blocks (the model's reply). */
 export function fromAnthropicReply(content: readonly unknown[]): Message[] {
-  return readEntry(content, (blocks) => [fromAssistant(blocks, new ToolCallNames())]);
+  return readSafely(content, (blocks) => [fromAssistant(blocks, new ToolCallNames())]);
 }
 
 function fromEntry(entry: unknown, names: ToolCallNames): Message[] {
@@ -73,7 +77,7 @@ function fromEntry(entry: unknown, names: ToolCallNames): Message[] {
 
 function fromSystem(system: unknown): Message[] {
   if (system === undefined || system === null || system === '') return [];
-  if (!Array.isArray(system)) return [{ role: 'system', content: system as string }];
+  if (!isWalkable(system)) return [{ role: 'system', content: system as string }];
   return system.map((block: unknown) => ({
     role: 'system' as const,
     content: isObject(block) && typeof block.text === 'string' ? block.text : (block as string),
@@ -81,7 +85,7 @@ function fromSystem(system: unknown): Message[] {
 }
 
 function fromUser(content: unknown, names: ToolCallNames): Message[] {
-  if (!Array.isArray(content)) return [{ role: 'user', content: content as MessageContent }];
+  if (!isWalkable(content)) return [{ role: 'user', content: content as MessageContent }];
   const out: Message[] = [];
   let parts: ContentPart[] = [];
   const flush = () => {
@@ -101,7 +105,7 @@ function fromUser(content: unknown, names: ToolCallNames): Message[] {
 }
 
 function fromAssistant(content: unknown, names: ToolCallNames): Message {
-  if (!Array.isArray(content)) return { role: 'assistant', content: content as MessageContent };
+  if (!isWalkable(content)) return { role: 'assistant', content: content as MessageContent };
   const texts: ContentPart[] = [];
   const toolCalls: ToolCall[] = [];
   for (const block of content as unknown[]) {
@@ -123,7 +127,7 @@ function fromAssistant(content: unknown, names: ToolCallNames): Message {
 
 function fromToolResultContent(content: unknown): MessageContent {
   if (content === undefined || content === null) return null;
-  if (!Array.isArray(content)) return content as MessageContent;
+  if (!isWalkable(content)) return content as MessageContent;
   return content.map(fromBlock);
 }
 
@@ -145,36 +149,38 @@ function fromBlock(block: unknown): ContentPart {
  * message is a TypeError. Consecutive tool messages share one user turn.
  */
 export function toAnthropic(messages: readonly Message[]): AnthropicRequest {
-  let i = 0;
-  const system: Message[] = [];
-  while (i < messages.length && messages[i]!.role === 'system') system.push(messages[i++]!);
-  const out: AnthropicMessageParam[] = [];
-  for (; i < messages.length; i++) {
-    const m = messages[i]!;
-    switch (m.role) {
-      case 'user':
-        out.push({ role: 'user', content: typeof m.content === 'string' ? m.content : toBlocks(m.content) });
-        break;
-      case 'assistant':
-        out.push({ role: 'assistant', content: toAssistantContent(m) });
-        break;
-      case 'tool': {
-        const result: AnthropicToolResultBlock = { type: 'tool_result', tool_use_id: m.toolCallId ?? '' };
-        if (m.content !== null) result.content = typeof m.content === 'string' ? m.content : (toBlocks(m.content) as AnthropicToolResultBlock['content']);
-        if (continuesToolRun(messages, i)) (out[out.length - 1]!.content as AnthropicBlock[]).push(result);
-        else out.push({ role: 'user', content: [result] });
-        break;
+  return building('toAnthropic', messages, (messages) => {
+    let i = 0;
+    const system: Message[] = [];
+    while (i < messages.length && messages[i]!.role === 'system') system.push(messages[i++]!);
+    const out: AnthropicMessageParam[] = [];
+    for (; i < messages.length; i++) {
+      const m = messages[i]!;
+      switch (m.role) {
+        case 'user':
+          out.push({ role: 'user', content: typeof m.content === 'string' ? m.content : toBlocks(m.content) });
+          break;
+        case 'assistant':
+          out.push({ role: 'assistant', content: toAssistantContent(m) });
+          break;
+        case 'tool': {
+          const result: AnthropicToolResultBlock = { type: 'tool_result', tool_use_id: m.toolCallId ?? '' };
+          if (m.content !== null) result.content = typeof m.content === 'string' ? m.content : (toBlocks(m.content) as AnthropicToolResultBlock['content']);
+          if (continuesToolRun(messages, i)) (out[out.length - 1]!.content as AnthropicBlock[]).push(result);
+          else out.push({ role: 'user', content: [result] });
+          break;
+        }
+        case 'system':
+          throw new TypeError(`toAnthropic: message ${i} is a system message after the conversation started; Anthropic Messages has no system role there`);
+        default:
+          throw unknownRole('toAnthropic', m);
       }
-      case 'system':
-        throw new TypeError(`toAnthropic: message ${i} is a system message after the conversation started; Anthropic Messages has no system role there`);
-      default:
-        throw unknownRole('toAnthropic', m);
     }
-  }
-  const request: AnthropicRequest = { messages: out };
-  if (system.length === 1) request.system = textOf(system[0]!.content);
-  else if (system.length > 1) request.system = system.map((s) => ({ type: 'text', text: textOf(s.content) }));
-  return request;
+    const request: AnthropicRequest = { messages: out };
+    if (system.length === 1) request.system = textOf(system[0]!.content);
+    else if (system.length > 1) request.system = system.map((s) => ({ type: 'text', text: textOf(s.content) }));
+    return request;
+  });
 }
 
 function toAssistantContent(m: Message): string | AnthropicBlock[] {

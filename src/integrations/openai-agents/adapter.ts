@@ -4,7 +4,7 @@
 // content); `function_call_result` items are tool messages. Reasoning and
 // hosted-tool items are not conversation messages and are left out.
 
-import { argumentsAsJson, isObject, textOf, unknownRole } from '../../adapters/canonical';
+import { argumentsAsJson, isObject, textOf, unknownRole, building } from '../../adapters/canonical';
 import { fromResponseContent, fromResponseItems, type ItemDialect } from '../../adapters/response-items';
 import type { ContentPart, Message } from '../../invariant/messages';
 
@@ -41,25 +41,27 @@ const AGENTS_SDK: ItemDialect = {
 
 /** Agents SDK items from canonical messages (what a log-backed Session hands the runner). */
 export function toAgentItems(messages: readonly Message[]): AgentsItem[] {
-  const items: AgentsItem[] = [];
-  for (const m of messages) {
-    switch (m.role) {
-      case 'system':
-      case 'user':
-        items.push({ type: 'message', role: m.role, content: textOf(m.content) });
-        break;
-      case 'assistant':
-        if (m.content !== null) items.push({ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: textOf(m.content) }] });
-        for (const call of m.toolCalls ?? []) {
-          items.push({ type: 'function_call', callId: call.id, name: call.name, arguments: argumentsAsJson(call.arguments), status: 'completed' });
-        }
-        break;
-      case 'tool':
-        items.push({ type: 'function_call_result', callId: m.toolCallId ?? '', name: m.name ?? '', status: 'completed', output: { type: 'text', text: textOf(m.content) } });
-        break;
-      default:
-        throw unknownRole('toAgentItems', m);
+  return building('toAgentItems', messages, (messages) => {
+    const items: AgentsItem[] = [];
+    for (const m of messages) {
+      switch (m.role) {
+        case 'system':
+        case 'user':
+          items.push({ type: 'message', role: m.role, content: textOf(m.content) });
+          break;
+        case 'assistant':
+          if (m.content !== null) items.push({ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: textOf(m.content) }] });
+          for (const call of m.toolCalls ?? []) {
+            items.push({ type: 'function_call', callId: call.id, name: call.name, arguments: argumentsAsJson(call.arguments), status: 'completed' });
+          }
+          break;
+        case 'tool':
+          items.push({ type: 'function_call_result', callId: m.toolCallId ?? '', name: m.name ?? '', status: 'completed', output: { type: 'text', text: textOf(m.content) } });
+          break;
+        default:
+          throw unknownRole('toAgentItems', m);
+      }
     }
-  }
-  return items;
+    return items;
+  });
 }

@@ -7,10 +7,12 @@ import {
   contentFieldsOf,
   entriesOf,
   isObject,
+  isWalkable,
   opaqueEntry,
-  readEntry,
+  readSafely,
   unknownRole,
   type Loose,
+  building,
 } from '../../adapters/canonical';
 import type { ContentPart, Message, MessageContent, ToolCall } from '../../invariant/messages';
 
@@ -48,7 +50,7 @@ export function fromOpenAIChat(messages: readonly unknown[]): Message[] {
   if (entries === undefined) return messages as Message[];
   const names = new ToolCallNames();
   const out: Message[] = [];
-  for (let i = 0; i < entries.length; i++) out.push(...readEntry(entries[i], (entry) => [fromChatMessage(entry, names)]));
+  for (let i = 0; i < entries.length; i++) out.push(...readSafely(entries[i], (entry) => [fromChatMessage(entry, names)]));
   return out;
 }
 
@@ -59,7 +61,7 @@ function fromChatMessage(entry: unknown, names: ToolCallNames): Message {
   if (role === 'tool') return names.toolMessage(content, entry.tool_call_id ?? null, entry.name);
   if (role !== 'system' && role !== 'user' && role !== 'assistant') return opaqueEntry(entry);
   const message: Message = { role, content };
-  if (Array.isArray(entry.tool_calls)) {
+  if (isWalkable(entry.tool_calls)) {
     message.toolCalls = entry.tool_calls.map(fromChatToolCall);
     names.record(message.toolCalls);
   }
@@ -70,7 +72,7 @@ function fromChatMessage(entry: unknown, names: ToolCallNames): Message {
 
 function fromChatContent(content: unknown): MessageContent {
   if (content === undefined || content === null) return null;
-  if (!Array.isArray(content)) return content as MessageContent;
+  if (!isWalkable(content)) return content as MessageContent;
   return content.map((part: unknown): ContentPart => {
     if (!isObject(part)) return part as ContentPart;
     if (part.type === 'text') return { type: 'text', text: part.text as string };
@@ -87,27 +89,29 @@ function fromChatToolCall(call: unknown): ToolCall {
 
 /** A Chat Completions `messages` array from canonical messages (a log's fold, say). */
 export function toOpenAIChat(messages: readonly Message[]): OpenAIChatMessage[] {
-  return messages.map((m): OpenAIChatMessage => {
-    const named = m.name ? { name: m.name } : {};
-    switch (m.role) {
-      case 'system':
-        return { role: 'system', content: toTextContent(m.content), ...named };
-      case 'user':
-        return { role: 'user', content: toUserContent(m.content), ...named };
-      case 'assistant': {
-        const calls = m.toolCalls ?? [];
-        return {
-          role: 'assistant',
-          content: m.content === null ? null : toTextContent(m.content),
-          ...(calls.length > 0 ? { tool_calls: calls.map(toChatToolCall) } : {}),
-          ...named,
-        };
+  return building('toOpenAIChat', messages, (messages) => {
+    return messages.map((m): OpenAIChatMessage => {
+      const named = m.name ? { name: m.name } : {};
+      switch (m.role) {
+        case 'system':
+          return { role: 'system', content: toTextContent(m.content), ...named };
+        case 'user':
+          return { role: 'user', content: toUserContent(m.content), ...named };
+        case 'assistant': {
+          const calls = m.toolCalls ?? [];
+          return {
+            role: 'assistant',
+            content: m.content === null ? null : toTextContent(m.content),
+            ...(calls.length > 0 ? { tool_calls: calls.map(toChatToolCall) } : {}),
+            ...named,
+          };
+        }
+        case 'tool':
+          return { role: 'tool', tool_call_id: m.toolCallId ?? '', content: toTextContent(m.content) };
+        default:
+          throw unknownRole('toOpenAIChat', m);
       }
-      case 'tool':
-        return { role: 'tool', tool_call_id: m.toolCallId ?? '', content: toTextContent(m.content) };
-      default:
-        throw unknownRole('toOpenAIChat', m);
-    }
+    });
   });
 }
 

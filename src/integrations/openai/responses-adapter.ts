@@ -1,6 +1,6 @@
 // OpenAI Responses `{ instructions, input }` <-> canonical messages.
 
-import { argumentsAsJson, textOf, unknownRole } from '../../adapters/canonical';
+import { argumentsAsJson, readSafely, textOf, unknownRole, building } from '../../adapters/canonical';
 import { fromResponseContent, fromResponseItems, type ItemDialect } from '../../adapters/response-items';
 import type { Message, MessageContent } from '../../invariant/messages';
 
@@ -47,12 +47,13 @@ const RESPONSES_API: ItemDialect = {
  * and never writes to its input.
  */
 export function fromOpenAIResponses(request: { instructions?: unknown; input?: unknown }): Message[] {
-  const out: Message[] = [];
-  if (typeof request.instructions === 'string' && request.instructions !== '') out.push({ role: 'system', content: request.instructions });
-  const input = request.input;
-  if (typeof input === 'string') out.push({ role: 'user', content: input });
-  else if (Array.isArray(input)) return fromResponseItems(input, RESPONSES_API, out);
-  return out;
+  return readSafely(request, ({ instructions, input }) => {
+    const out: Message[] = [];
+    if (typeof instructions === 'string' && instructions !== '') out.push({ role: 'system', content: instructions });
+    if (typeof input === 'string') out.push({ role: 'user', content: input });
+    else if (Array.isArray(input)) return fromResponseItems(input, RESPONSES_API, out);
+    return out;
+  });
 }
 
 /** Canonical messages from a response's `output` items (the model's reply). */
@@ -62,28 +63,30 @@ export function fromOpenAIResponsesOutput(output: readonly unknown[]): Message[]
 
 /** A Responses `input` array from canonical messages; system messages stay in `input`, `instructions` is left to the caller. */
 export function toOpenAIResponses(messages: readonly Message[]): OpenAIResponsesInputItem[] {
-  const items: OpenAIResponsesInputItem[] = [];
-  for (const m of messages) {
-    switch (m.role) {
-      case 'system':
-      case 'user':
-        items.push({ type: 'message', role: m.role, content: toInputContent(m.content) });
-        break;
-      case 'assistant':
-        // An assistant's text goes back as a string: the API takes output parts only on items with an id.
-        if (m.content !== null) items.push({ type: 'message', role: 'assistant', content: textOf(m.content) });
-        for (const call of m.toolCalls ?? []) {
-          items.push({ type: 'function_call', call_id: call.id, name: call.name, arguments: argumentsAsJson(call.arguments) });
-        }
-        break;
-      case 'tool':
-        items.push({ type: 'function_call_output', call_id: m.toolCallId ?? '', output: toInputContent(m.content) });
-        break;
-      default:
-        throw unknownRole('toOpenAIResponses', m);
+  return building('toOpenAIResponses', messages, (messages) => {
+    const items: OpenAIResponsesInputItem[] = [];
+    for (const m of messages) {
+      switch (m.role) {
+        case 'system':
+        case 'user':
+          items.push({ type: 'message', role: m.role, content: toInputContent(m.content) });
+          break;
+        case 'assistant':
+          // An assistant's text goes back as a string: the API takes output parts only on items with an id.
+          if (m.content !== null) items.push({ type: 'message', role: 'assistant', content: textOf(m.content) });
+          for (const call of m.toolCalls ?? []) {
+            items.push({ type: 'function_call', call_id: call.id, name: call.name, arguments: argumentsAsJson(call.arguments) });
+          }
+          break;
+        case 'tool':
+          items.push({ type: 'function_call_output', call_id: m.toolCallId ?? '', output: toInputContent(m.content) });
+          break;
+        default:
+          throw unknownRole('toOpenAIResponses', m);
+      }
     }
-  }
-  return items;
+    return items;
+  });
 }
 
 function toInputContent(content: MessageContent): string | OpenAIResponsesInputPart[] {
