@@ -66,7 +66,7 @@ export function checkModelRequest(request: ModelRequest, call: CallOptions, seam
         actOnCheck(check(log, request.messages as readonly Message[]), reaction);
         return undefined;
       }
-      return implicitLogs(settings.implicit, host.instruments)?.check(request, { ...reaction, log: 'implicit' });
+      return implicitLogs(settings.implicit, host.instruments)?.check(request, { ...reaction, log: 'implicit' }).pending;
     },
     undefined,
     { instruments: host.instruments, passThrough: isStrictViolation },

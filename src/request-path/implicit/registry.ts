@@ -1,14 +1,35 @@
-// Placeholder until the implicit conversation log lands.
-import type { InvariantInstruments } from '../../telemetry/instruments';
-import type { CheckReaction } from '../../invariant/verify';
-import type { ImplicitLogOptions } from '../host';
-import type { ModelRequest } from '../model-request';
-import type { PendingReply } from '../check-request';
+// The process's implicit log, made on first use with the instrumentation's
+// settings (defaults documented in docs/behaviour.md), or none when it is
+// switched off.
 
-export interface ImplicitLogs {
-  check(request: ModelRequest, reaction: CheckReaction): PendingReply | undefined;
+import { readEnvFlag } from '../../invariant/mode';
+import type { InvariantInstruments } from '../../telemetry/instruments';
+import { currentHost, type ImplicitLogOptions } from '../host';
+import { ImplicitLogs } from './implicit-logs';
+
+/** `NOUS_SESSION_INVARIANT_IMPLICIT=off` turns the implicit log off; bound sessions are still checked. */
+export const IMPLICIT_ENV_VAR = 'NOUS_SESSION_INVARIANT_IMPLICIT';
+export const DEFAULT_MAX_CONVERSATIONS = 1_000;
+export const DEFAULT_IDLE_TIMEOUT_MS = 30 * 60 * 1000;
+
+let shared: { key: string; logs: ImplicitLogs } | undefined;
+
+/** The implicit log for these settings, or undefined when it is off. */
+export function implicitLogs(options: ImplicitLogOptions | undefined, _instruments: InvariantInstruments): ImplicitLogs | undefined {
+  const enabled = options?.enabled ?? readEnvFlag(IMPLICIT_ENV_VAR) ?? true;
+  if (!enabled) return undefined;
+  const maxConversations = positive(options?.maxConversations) ?? DEFAULT_MAX_CONVERSATIONS;
+  const idleTimeoutMs = positive(options?.idleTimeoutMs) ?? DEFAULT_IDLE_TIMEOUT_MS;
+  const key = `${maxConversations}/${idleTimeoutMs}`;
+  if (shared?.key !== key) shared = { key, logs: new ImplicitLogs({ maxConversations, idleTimeoutMs }, () => currentHost().instruments) };
+  return shared.logs;
 }
 
-export function implicitLogs(_options: ImplicitLogOptions | undefined, _instruments: InvariantInstruments): ImplicitLogs | undefined {
-  return undefined;
+/** @internal Forget every conversation (tests). */
+export function resetImplicitLogs(): void {
+  shared = undefined;
+}
+
+function positive(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : undefined;
 }

@@ -1,0 +1,324 @@
+// The implicit conversation log: with no session bound, the conversation the
+// model has already been sent and has already answered is the log, and each
+// request must be a view over it. A correct loop only ever extends it:
+// request k+1 = request k + the model's reply to k + new messages. The rules
+// (docs/behaviour.md, "Zero code") are applied here in this order:
+// continuation by the longest known branch; rejoin = violation; the lost
+// reply within a run; otherwise a new branch.
+
+import { MAX_REQUEST_MESSAGES } from '../../invariant/check';
+import { classify } from '../../invariant/classify';
+import { SYSTEM_FINGERPRINT, fingerprintOf, type Fingerprint } from '../../invariant/fingerprint';
+import type { Message } from '../../invariant/messages';
+import { sketch, type MessageSketch } from '../../invariant/sketch';
+import { actOnCheck, type CheckReaction } from '../../invariant/verify';
+import type { CheckResult, ViolationDetails } from '../../invariant/violation';
+import { describeThrown } from '../../result';
+import type { InvariantInstruments } from '../../telemetry/instruments';
+import { ATTR_EVICTION_REASON } from '../../telemetry/semconv';
+import type { PendingReply } from '../check-request';
+import type { ModelRequest } from '../model-request';
+import { currentRun, type RunKey } from '../run';
+import { Conversation } from './conversation';
+import { ConversationStore, type StoreLimits } from './conversation-store';
+import { mergePrefill } from './prefill';
+import { RecentReplies } from './reply-set';
+
+export interface ImplicitLogSettings extends StoreLimits {
+  /** A clock in milliseconds (tests inject one). */
+  now?: () => number;
+}
+
+/** Conversations compared per request at most (the most recently used that start like it). */
+const MAX_CANDIDATES = 32;
+const FINGERPRINT_OPTIONS = { ignoreToolResultName: true } as const;
+const PASS: CheckResult = Object.freeze({ ok: true });
+
+/** A request in the implicit log's terms: its messages and their fingerprints. */
+interface Seen {
+  messages: readonly Message[];
+  fingerprints: Fingerprint[];
+}
+
+/** A log the request is compared with: the conversation, or the conversation it implies. */
+interface Implied {
+  fingerprints: readonly Fingerprint[];
+  sketches: readonly MessageSketch[];
+}
+
+/** What a check of the implicit log found, and where the reply goes (absent when the request is not followed). */
+export interface ImplicitOutcome {
+  violation?: ViolationDetails | undefined;
+  pending?: PendingReply | undefined;
+}
+
+export class ImplicitLogs {
+  readonly #store: ConversationStore;
+  readonly #replies = new RecentReplies(10_000);
+  readonly #now: () => number;
+
+  constructor(settings: ImplicitLogSettings, instruments: () => InvariantInstruments) {
+    this.#now = settings.now ?? Date.now;
+    this.#store = new ConversationStore(settings, (reason) => instruments().evictions.add(1, { [ATTR_EVICTION_REASON]: reason }));
+  }
+
+  /** How many conversations are kept (tests and benchmarks). */
+  get size(): number {
+    return this.#store.size;
+  }
+
+  /**
+   * Checks `request` against the conversation it continues, acts on the
+   * result as `verify` does, and returns the violation (if any) and where the
+   * model's reply goes. Throws only strict mode's violation.
+   */
+  check(request: ModelRequest, reaction: CheckReaction): ImplicitOutcome {
+    const messages = request.messages;
+    if (!Array.isArray(messages)) return { violation: report(invalid('the request is not an array of messages'), reaction) };
+    if (messages.length > MAX_REQUEST_MESSAGES) {
+      return { violation: report(invalid(`the request has ${messages.length} messages, more than the ${MAX_REQUEST_MESSAGES} a check reads`), reaction) };
+    }
+    let seen: Seen;
+    try {
+      seen = { messages, fingerprints: messages.map((m: unknown) => fingerprintOf(m, FINGERPRINT_OPTIONS)) };
+      pairing(messages); // reads every entry once: an unreadable one is reported here, not half-way through
+    } catch (error) {
+      return { violation: report(invalid(`the request could not be read: ${describeThrown(error)}`), reaction) };
+    }
+    const first = seen.fingerprints.findIndex((fp) => fp !== SYSTEM_FINGERPRINT);
+    if (first < 0) return {}; // only system messages: no conversation to follow
+    const now = this.#now();
+    const run = currentRun();
+    const candidates = this.#store.candidates(seen.fingerprints[first]!, now, MAX_CANDIDATES);
+
+    const continued = longestContinued(candidates, seen);
+    if (continued !== undefined) {
+      const { conversation, offset } = continued;
+      const invented = this.#invented(conversation, seen, offset);
+      if (invented.length > 0) {
+        const keep = new Set(invented);
+        const implied = concat(conversation, seen, offset + conversation.length, (i) => !keep.has(i), reaction.captureContent);
+        const violation = report(reconstructionFailure(implied, seen, reaction.captureContent), reaction);
+        return { violation, pending: this.#branch(seen, first, run, now, reaction.captureContent) };
+      }
+      const violation = report(pairing(messages), reaction);
+      this.#extend(conversation, seen, offset, run, now, reaction.captureContent);
+      return { violation, pending: this.#pending(conversation, seen) };
+    }
+
+    const found = rejoined(candidates, seen, reaction.captureContent) ?? lostReply(candidates, seen, run, reaction.captureContent);
+    const violation = report(found ?? pairing(messages), reaction);
+    return { violation, pending: this.#branch(seen, first, run, now, reaction.captureContent) };
+  }
+
+  /** Non-trailing assistant messages of the new part that no model sent, when the last reply was observed. */
+  #invented(conversation: Conversation, seen: Seen, offset: number): number[] {
+    if (!conversation.lastRequest.replyObserved) return [];
+    const invented: number[] = [];
+    const last = seen.messages.length - 1;
+    for (let i = offset + conversation.length; i < last; i++) {
+      if (seen.messages[i]?.role === 'assistant' && !this.#replies.has(seen.fingerprints[i]!)) invented.push(i);
+    }
+    return invented;
+  }
+
+  #extend(conversation: Conversation, seen: Seen, offset: number, run: RunKey | undefined, now: number, captureContent: boolean): void {
+    for (let i = offset + conversation.length; i < seen.messages.length; i++) {
+      conversation.fingerprints.push(seen.fingerprints[i]!);
+      conversation.sketches.push(storedSketch(seen.messages[i], captureContent));
+    }
+    conversation.lastRequest = { run, length: conversation.length, prefill: endsInAssistant(seen), replyObserved: false };
+    this.#store.touch(conversation, now);
+  }
+
+  /** The request as it was sent becomes a conversation of its own: a new conversation, or a branch of a known one. */
+  #branch(seen: Seen, first: number, run: RunKey | undefined, now: number, captureContent: boolean): PendingReply {
+    const conversation = new Conversation(
+      seen.fingerprints.slice(),
+      seen.messages.map((m) => storedSketch(m, captureContent)),
+      seen.fingerprints[first]!,
+      now,
+      { run, length: seen.messages.length, prefill: endsInAssistant(seen), replyObserved: false },
+    );
+    this.#store.add(conversation);
+    return this.#pending(conversation, seen);
+  }
+
+  /** Where the model's reply to this request goes: onto the conversation, if nothing extended it meanwhile. */
+  #pending(conversation: Conversation, seen: Seen): PendingReply {
+    const expected = conversation.length;
+    const prefill = endsInAssistant(seen) ? seen.messages[seen.messages.length - 1] : undefined;
+    return {
+      reply: (messages) => {
+        if (conversation.length !== expected || conversation.lastRequest.replyObserved || messages.length === 0) return;
+        const reply = prefill === undefined ? messages : [mergePrefill(prefill, messages[0]!), ...messages.slice(1)];
+        if (prefill !== undefined) {
+          conversation.fingerprints.pop();
+          conversation.sketches.pop();
+        }
+        for (const message of reply) {
+          const fingerprint = fingerprintOf(message, FINGERPRINT_OPTIONS);
+          conversation.fingerprints.push(fingerprint);
+          conversation.sketches.push(storedSketch(message, false));
+          this.#replies.add(fingerprint);
+        }
+        conversation.lastRequest.replyObserved = true;
+      },
+    };
+  }
+}
+
+/** 1 when the request leads with a system message the conversation has no counterpart for (the overlay slot). */
+function overlayOffset(conversation: Conversation, seen: Seen): number {
+  return seen.fingerprints[0] === SYSTEM_FINGERPRINT && conversation.fingerprints[0] !== SYSTEM_FINGERPRINT ? 1 : 0;
+}
+
+/**
+ * How many of the conversation's messages the request carries in order from
+ * its start. The last message of a conversation whose request ended in a
+ * prefill, with no reply observed, matches any assistant message: the app
+ * sends prefill and reply back as one.
+ */
+function sharedPrefix(conversation: Conversation, seen: Seen, offset: number): number {
+  const limit = Math.min(conversation.length, seen.fingerprints.length - offset);
+  let i = 0;
+  while (i < limit && conversation.fingerprints[i] === seen.fingerprints[offset + i]) i++;
+  const open = conversation.lastRequest.prefill && !conversation.lastRequest.replyObserved;
+  if (open && i === conversation.length - 1 && i < limit && seen.messages[offset + i]?.role === 'assistant') i++;
+  return i;
+}
+
+/** The longest known conversation the request starts with in full. */
+function longestContinued(candidates: readonly Conversation[], seen: Seen): { conversation: Conversation; offset: number } | undefined {
+  let best: { conversation: Conversation; offset: number } | undefined;
+  for (const conversation of candidates) {
+    const offset = overlayOffset(conversation, seen);
+    if (best !== undefined && conversation.length <= best.conversation.length) continue;
+    if (sharedPrefix(conversation, seen, offset) === conversation.length) best = { conversation, offset };
+  }
+  return best;
+}
+
+/**
+ * Rejoin: the request starts like a known conversation, diverges from it and
+ * later carries that conversation's messages again, so something in between
+ * was dropped, duplicated, rewritten or moved. Checked against the
+ * conversation followed by the request's messages after the last one the
+ * conversation had. System messages never count as carried: their content
+ * is not compared, so they say nothing about where a request rejoins.
+ */
+function rejoined(candidates: readonly Conversation[], seen: Seen, captureContent: boolean): ViolationDetails | undefined {
+  let best: { conversation: Conversation; shared: number; last: number } | undefined;
+  for (const conversation of candidates) {
+    const offset = overlayOffset(conversation, seen);
+    const shared = sharedPrefix(conversation, seen, offset);
+    if (best !== undefined && shared <= best.shared) continue;
+    const later = new Set<Fingerprint>();
+    for (let j = shared; j < conversation.length; j++) if (conversation.fingerprints[j] !== SYSTEM_FINGERPRINT) later.add(conversation.fingerprints[j]!);
+    let last = -1;
+    for (let i = offset + shared; i < seen.fingerprints.length; i++) if (later.has(seen.fingerprints[i]!)) last = i;
+    if (last >= 0) best = { conversation, shared, last };
+  }
+  if (best === undefined) return undefined;
+  return reconstructionFailure(concat(best.conversation, seen, best.last + 1, () => true, captureContent), seen, captureContent);
+}
+
+/**
+ * The lost reply, within one run: the request starts with the previous
+ * request of the conversation in the same run and continues without the
+ * model's reply to it. Across runs that is a regenerate (a branch); the reply
+ * to a prefill never counts.
+ */
+function lostReply(candidates: readonly Conversation[], seen: Seen, run: RunKey | undefined, captureContent: boolean): ViolationDetails | undefined {
+  if (run === undefined) return undefined;
+  for (const conversation of candidates) {
+    const last = conversation.lastRequest;
+    if (last.run !== run || !last.replyObserved || last.prefill || conversation.length <= last.length) continue;
+    const offset = overlayOffset(conversation, seen);
+    if (seen.fingerprints.length - offset <= last.length || sharedPrefix(conversation, seen, offset) !== last.length) continue;
+    return reconstructionFailure(concat(conversation, seen, offset + last.length, () => true, captureContent), seen, captureContent);
+  }
+  return undefined;
+}
+
+/** The conversation followed by the request's messages from `from` on (those `keep` accepts). */
+function concat(conversation: Conversation, seen: Seen, from: number, keep: (i: number) => boolean, captureContent: boolean): Implied {
+  const fingerprints = conversation.fingerprints.slice();
+  const sketches = conversation.sketches.slice();
+  for (let i = from; i < seen.messages.length; i++) {
+    if (!keep(i)) continue;
+    fingerprints.push(seen.fingerprints[i]!);
+    sketches.push(storedSketch(seen.messages[i], captureContent));
+  }
+  return { fingerprints, sketches };
+}
+
+/** The check's reconstruction rule, on fingerprints: the overlay slot, then lockstep, then classification. */
+function reconstructionFailure(implied: Implied, seen: Seen, captureContent: boolean): ViolationDetails | undefined {
+  const offset = seen.fingerprints[0] === SYSTEM_FINGERPRINT && implied.fingerprints[0] !== SYSTEM_FINGERPRINT ? 1 : 0;
+  const requestLength = seen.fingerprints.length - offset;
+  const logLength = implied.fingerprints.length;
+  const shorter = Math.min(requestLength, logLength);
+  let index = 0;
+  while (index < shorter && seen.fingerprints[index + offset] === implied.fingerprints[index]) index++;
+  if (index === shorter && requestLength === logLength) return undefined;
+  return classify(
+    {
+      requestLength,
+      logLength,
+      matches: (i, j) => seen.fingerprints[i + offset] === implied.fingerprints[j],
+      requestFingerprint: (i) => seen.fingerprints[i + offset]!,
+      logFingerprint: (j) => implied.fingerprints[j]!,
+      requestSketch: (i) => visibleSketch(seen.messages[i + offset], captureContent),
+      logSketch: (j) => implied.sketches[j]!,
+      differs: () => [],
+    },
+    index,
+  );
+}
+
+/** Tool pairing on the request: a tool result whose call precedes it nowhere. */
+function pairing(messages: readonly Message[]): ViolationDetails | undefined {
+  const called = new Set<unknown>();
+  for (const m of messages) {
+    if (m?.role === 'assistant') for (const call of Array.isArray(m.toolCalls) ? m.toolCalls : []) called.add(call?.id);
+    else if (m?.role === 'tool' && (m.toolCallId == null || !called.has(m.toolCallId))) {
+      return { kind: 'orphaned_tool_result', toolCallId: typeof m.toolCallId === 'string' ? m.toolCallId : null };
+    }
+  }
+  return undefined;
+}
+
+function endsInAssistant(seen: Seen): boolean {
+  return seen.messages[seen.messages.length - 1]?.role === 'assistant';
+}
+
+/** A request message's sketch: its preview is only kept while the request is checked, unless content capture is on. */
+function visibleSketch(message: unknown, captureContent: boolean): MessageSketch {
+  const s = sketch(message);
+  return captureContent || !('preview' in s) ? s : { ...s, preview: null };
+}
+
+const interned = new Map<string, MessageSketch>();
+
+/** A sketch to keep: no text (unless content capture is on), and one shared object per distinct shape. */
+function storedSketch(message: unknown, captureContent: boolean): MessageSketch {
+  const s = visibleSketch(message, captureContent);
+  if (!('preview' in s) || s.preview !== null) return s;
+  const key = `${s.role}\u0000${s.toolCalls}\u0000${s.toolCallId}\u0000${s.name}`;
+  let shared = interned.get(key);
+  if (shared === undefined) {
+    if (interned.size > 10_000) interned.clear();
+    interned.set(key, (shared = Object.freeze(s)));
+  }
+  return shared;
+}
+
+function invalid(reason: string): ViolationDetails {
+  return { kind: 'invalid_request', reason };
+}
+
+function report(violation: ViolationDetails | undefined, reaction: CheckReaction): ViolationDetails | undefined {
+  actOnCheck(violation === undefined ? PASS : { ok: false, violation }, reaction);
+  return violation;
+}

@@ -1,0 +1,231 @@
+// The implicit conversation log's rules, driven with canonical messages.
+
+import { describe, expect, it } from 'vitest';
+import type { Message } from '../../src/index';
+import { implicitHarness } from '../support/implicit-harness';
+
+const sys = (content = 'You are helpful.'): Message => ({ role: 'system', content });
+const user = (content: string): Message => ({ role: 'user', content });
+const assistant = (content: string | null, calls: Array<[id: string, name: string]> = []): Message => ({
+  role: 'assistant',
+  content,
+  ...(calls.length > 0 ? { toolCalls: calls.map(([id, name]) => ({ id, name, arguments: '{"city":"Lisbon"}' })) } : {}),
+});
+const tool = (id: string, content: string): Message => ({ role: 'tool', content, toolCallId: id });
+
+/** A correct tool loop of two user turns, each request extending the last with the model's reply. */
+function correctLoop(h: ReturnType<typeof implicitHarness>, run?: object) {
+  const options = run ? { run } : {};
+  const r1 = [sys(), user('Weather in Lisbon?')];
+  const a1 = assistant(null, [['c1', 'weather']]);
+  const r2 = [...r1, a1, tool('c1', '{"rain":true}')];
+  const a2 = assistant('It rains; take an umbrella.');
+  const r3 = [...r2, a2, user('And tomorrow?')];
+  const a3 = assistant('Dry.');
+  return [h.turn(r1, a1, options), h.turn(r2, a2, options), h.turn(r3, a3, options), { r1, a1, r2, a2, r3, a3 }] as const;
+}
+
+describe('implicit log: correct loops stay silent', () => {
+  it('a tool loop where each request extends the last with the reply', () => {
+    const h = implicitHarness();
+    const [s1, s2, s3] = correctLoop(h);
+    expect([s1.violation, s2.violation, s3.violation]).toEqual([undefined, undefined, undefined]);
+    expect(h.logs.size).toBe(1);
+  });
+
+  it('with the reply taken from the next request when it was not observable', () => {
+    const h = implicitHarness();
+    const r1 = [sys(), user('hi')];
+    expect(h.send(r1).violation).toBeUndefined();
+    expect(h.send([...r1, assistant('hello'), user('bye')]).violation).toBeUndefined();
+  });
+
+  it('a system prompt that changes between requests, and an overlay prepended', () => {
+    const h = implicitHarness();
+    const r1 = [user('hi')];
+    h.turn(r1, assistant('hello'));
+    expect(h.send([sys('Today is Monday.'), ...r1, assistant('hello'), user('bye')]).violation).toBeUndefined();
+    const h2 = implicitHarness();
+    h2.turn([sys('v1'), user('hi')], assistant('hello'));
+    expect(h2.send([sys('v2'), user('hi'), assistant('hello'), user('bye')]).violation).toBeUndefined();
+  });
+
+  it('sibling samples with the same history, and parallel sub-agents', () => {
+    const h = implicitHarness();
+    const run = {};
+    const history = [sys(), user('Plan a trip')];
+    expect(h.turn(history, assistant('Plan A'), { run }).violation).toBeUndefined();
+    expect(h.turn(history, assistant('Plan B'), { run }).violation).toBeUndefined();
+    expect(h.send([...history, assistant('Plan B'), user('go with B')], { run }).violation).toBeUndefined();
+    expect(h.send([...history, assistant('Plan A'), user('go with A')], { run }).violation).toBeUndefined();
+    const shared = [sys(), user('Research X'), assistant('ok'), user('split')];
+    expect(h.send([...shared, user('sub-agent 1: part one')], { run }).violation).toBeUndefined();
+    expect(h.send([...shared, user('sub-agent 2: part two')], { run }).violation).toBeUndefined();
+  });
+
+  it('two unrelated conversations that begin with the same messages', () => {
+    const h = implicitHarness();
+    const start = [sys(), user('Hi')];
+    h.turn(start, assistant('Hello, Ann'));
+    h.turn(start, assistant('Hello, Bob'));
+    expect(h.send([...start, assistant('Hello, Bob'), user('weather?')]).violation).toBeUndefined();
+    expect(h.send([...start, assistant('Hello, Ann'), user('news?')]).violation).toBeUndefined();
+  });
+
+  it('a regenerate, an edit-and-resend, and a summary or judge request over part of the transcript', () => {
+    const h = implicitHarness();
+    const [, , , { r3, a3 }] = correctLoop(h);
+    expect(h.turn(r3, assistant('Sunny.')).violation, 'regenerate across runs').toBeUndefined();
+    expect(h.send([...r3.slice(0, -1), user('And the day after?')]).violation, 'edit-and-resend').toBeUndefined();
+    expect(h.send([sys('Summarize.'), user(`Transcript: ${JSON.stringify(r3)}`)]).violation, 'summary').toBeUndefined();
+    expect(h.send([sys('Judge the answer.'), ...r3.slice(4), a3]).violation, 'judge over the tail').toBeUndefined();
+  });
+
+  it('a prefill: the reply continues it, and the app sends both back as one message', () => {
+    const h = implicitHarness();
+    const r1 = [user('JSON please'), assistant('{')];
+    expect(h.turn(r1, assistant('"ok":true}')).violation).toBeUndefined();
+    expect(h.send([user('JSON please'), assistant('{"ok":true}'), user('again')]).violation).toBeUndefined();
+    const h2 = implicitHarness();
+    h2.send(r1);
+    expect(h2.send([user('JSON please'), assistant('{"ok":true}'), user('again')]).violation, 'reply not observed').toBeUndefined();
+  });
+
+  it('a new conversation is accepted as it is, assistant messages in its seed included', () => {
+    const h = implicitHarness();
+    expect(h.send([sys(), user('2+2?'), assistant('4'), user('3+3?')]).violation).toBeUndefined();
+  });
+
+  it('a sub-agent reply handed to another agent was sent by a model', () => {
+    const h = implicitHarness();
+    h.turn([sys('worker'), user('find X')], assistant('X is 42'));
+    const boss = [sys('boss'), user('delegate')];
+    h.turn(boss, assistant('asking the worker'));
+    expect(h.send([...boss, assistant('asking the worker'), assistant('X is 42'), user('thanks')]).violation).toBeUndefined();
+  });
+});
+
+describe('implicit log: each fault class is caught with its kind', () => {
+  /** Three user turns, each request extending the last. */
+  function threeTurns(h: ReturnType<typeof implicitHarness>) {
+    const turns: Message[] = [sys()];
+    for (const n of [1, 2, 3]) {
+      turns.push(user(`question ${n}`));
+      const reply = assistant(`answer ${n}`);
+      h.turn([...turns], reply);
+      turns.push(reply);
+    }
+    return turns;
+  }
+
+  it('drop an old turn', () => {
+    const h = implicitHarness();
+    const turns = threeTurns(h);
+    const dropped = [...turns.slice(0, 3), ...turns.slice(5), user('question 4')];
+    expect(h.send(dropped).violation).toMatchObject({ kind: 'missing_message', index: 3, missing: [expect.objectContaining({ role: 'user' }), expect.objectContaining({ role: 'assistant' })] });
+  });
+
+  it('dropping the oldest turns (a sliding window) looks like a request over the tail: out of reach without a bound log', () => {
+    const h = implicitHarness();
+    const turns = threeTurns(h);
+    expect(h.send([turns[0]!, ...turns.slice(3), user('question 4')]).violation).toBeUndefined();
+  });
+
+  it('drop a tool result', () => {
+    const h = implicitHarness();
+    const [, , , { r3, a3 }] = correctLoop(h);
+    const dropped = [...r3.slice(0, 3), ...r3.slice(4), a3, user('more')];
+    expect(h.send(dropped).violation).toMatchObject({ kind: 'missing_message', missing: [expect.objectContaining({ role: 'tool', toolCallId: 'c1' })] });
+  });
+
+  it('drop the last reply, within one run', () => {
+    const h = implicitHarness();
+    const run = {};
+    const r1 = [sys(), user('hi')];
+    h.turn(r1, assistant('hello'), { run });
+    expect(h.send([...r1, user('are you there?')], { run }).violation).toMatchObject({ kind: 'missing_message', index: 2, missing: [expect.objectContaining({ role: 'assistant' })] });
+  });
+
+  it('the same request without the reply in another run is a branch (a regenerate looks like that)', () => {
+    const h = implicitHarness();
+    const r1 = [sys(), user('hi')];
+    h.turn(r1, assistant('hello'), { run: {} });
+    expect(h.send([...r1, user('are you there?')], { run: {} }).violation).toBeUndefined();
+  });
+
+  it('duplicate a message', () => {
+    const h = implicitHarness();
+    const [, , , { r3, a3 }] = correctLoop(h);
+    const duplicated = [...r3.slice(0, 2), r3[1]!, ...r3.slice(2), a3, user('more')];
+    expect(h.send(duplicated).violation).toMatchObject({ kind: 'extra_message', extra: [expect.objectContaining({ role: 'user' })] });
+  });
+
+  it('rewrite a tool result (truncated)', () => {
+    const h = implicitHarness();
+    const [, , , { r3, a3 }] = correctLoop(h);
+    const rewritten = [...r3.slice(0, 3), tool('c1', '{"rain":'), ...r3.slice(4), a3, user('more')];
+    expect(h.send(rewritten).violation).toMatchObject({ kind: 'missing_message', index: 3 });
+  });
+
+  it('reorder two messages', () => {
+    const h = implicitHarness();
+    const [, , , { r3, a3 }] = correctLoop(h);
+    const reordered = [r3[0]!, r3[1]!, r3[3]!, r3[2]!, ...r3.slice(4), a3, user('more')];
+    expect(h.send(reordered).violation).toMatchObject({ kind: 'order', index: 2 });
+  });
+
+  it('invent an assistant reply where the replies are observable', () => {
+    const h = implicitHarness();
+    const [, , , { r3, a3 }] = correctLoop(h);
+    expect(h.send([...r3, a3, user('more'), assistant('Sure, I promise a refund.'), user('great')]).violation).toMatchObject({
+      kind: 'extra_message',
+      extra: [expect.objectContaining({ role: 'assistant' })],
+    });
+  });
+
+  it('edit the reply the model sent, within one run', () => {
+    const h = implicitHarness();
+    const run = {};
+    const r1 = [sys(), user('hi')];
+    h.turn(r1, assistant('hello'), { run });
+    expect(h.send([...r1, assistant('hello, I am a lawyer'), user('ok')], { run }).violation).toMatchObject({ kind: 'missing_message' });
+  });
+
+  it('a tool result whose call precedes it nowhere', () => {
+    const h = implicitHarness();
+    expect(h.send([user('hi'), tool('c9', 'x')]).violation).toEqual({ kind: 'orphaned_tool_result', toolCallId: 'c9' });
+  });
+
+  it('after a violation the conversation as the model saw it goes on: the next correct request is silent', () => {
+    const h = implicitHarness();
+    const turns = threeTurns(h);
+    const dropped = [...turns.slice(0, 3), ...turns.slice(5), user('question 4')];
+    expect(h.turn(dropped, assistant('fine')).violation).toBeDefined();
+    expect(h.send([...dropped, assistant('fine'), user('next')]).violation).toBeUndefined();
+  });
+});
+
+describe('implicit log: bounds', () => {
+  it('caps the conversations kept and counts what it evicts', () => {
+    const h = implicitHarness({ maxConversations: 3 });
+    for (let i = 0; i < 5; i++) h.send([user(`conversation ${i}`)]);
+    expect(h.logs.size).toBe(3);
+    expect(h.evictions).toEqual(['capacity', 'capacity']);
+  });
+
+  it('drops idle conversations', () => {
+    const h = implicitHarness({ idleTimeoutMs: 1000 });
+    h.send([user('a')]);
+    h.advance(5000);
+    h.send([user('b')]);
+    expect(h.logs.size).toBe(1);
+    expect(h.evictions).toEqual(['idle']);
+  });
+
+  it('keeps no message text: only fingerprints and content-free sketches', () => {
+    const h = implicitHarness();
+    h.send([user('SECRET-TEXT-123'), assistant('SECRET-REPLY-456')]);
+    const kept = JSON.stringify((h.logs as unknown as Record<string, unknown>) ?? {}, (_k, v: unknown) => (v instanceof Map || v instanceof Set ? [...v] : v));
+    expect(kept).not.toContain('SECRET');
+  });
+});
