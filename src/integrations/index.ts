@@ -3,10 +3,11 @@
 import type { Integration } from '../instrumentation/integration';
 import { aiSdkIntegration } from './ai-sdk/integration';
 import { anthropicIntegration } from './anthropic/integration';
+import { fetchIntegration } from './fetch/integration';
 import { openaiIntegration } from './openai/integration';
 import { openaiAgentsIntegration } from './openai-agents/integration';
 
-export const INTEGRATIONS: readonly Integration[] = [openaiIntegration, anthropicIntegration, aiSdkIntegration, openaiAgentsIntegration];
+export const INTEGRATIONS: readonly Integration[] = [openaiIntegration, anthropicIntegration, aiSdkIntegration, openaiAgentsIntegration, fetchIntegration];
 
 /** What the ESM loader hook is limited to: the modules and internal files the integrations patch. */
 export function esmInclude(): Array<string | RegExp> {

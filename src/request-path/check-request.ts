@@ -21,6 +21,7 @@ import { startModelRequestSpan } from '../telemetry/model-request-span';
 import { currentHost } from './host';
 import type { CallOptions, ModelRequest, Seam } from './model-request';
 import { implicitLogs } from './implicit/registry';
+import { uncheckedReason } from './log-guards';
 
 /** What the seam reports back once the model has answered: its reply, in canonical form. */
 export interface PendingReply {
@@ -63,6 +64,11 @@ export function checkModelRequest(request: ModelRequest, call: CallOptions, seam
       };
       const log = call.log ?? session?.log;
       if (log !== undefined) {
+        const unchecked = uncheckedReason(log);
+        if (unchecked !== undefined) {
+          warnOnce(`unchecked:${unchecked}`, unchecked);
+          return undefined;
+        }
         actOnCheck(check(log, request.messages as readonly Message[]), reaction);
         return undefined;
       }

@@ -19,7 +19,12 @@ export interface ModelRequest {
   stateful?: string | undefined;
   /** The request's own span, when the seam knows it; else the active span. */
   span?: Span | undefined;
+  /** The wire format of the HTTP response, when the seam can read the model's reply from it. */
+  replyFormat?: ReplyFormat | undefined;
 }
+
+/** The model APIs whose responses (JSON or server-sent events) the package reads replies from. */
+export type ReplyFormat = 'openai.chat' | 'openai.responses' | 'anthropic.messages';
 
 /** Settings given with one call (the AI SDK middleware's options): they win over everything else. */
 export interface CallOptions {

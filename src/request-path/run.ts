@@ -20,10 +20,27 @@ export function inFrameworkRun<T>(run: RunKey, fn: () => T): T {
 /** The storage framework seams bind their calls to (a diagnostics channel's `bindStore`). */
 export const frameworkRunStorage: AsyncLocalStorage<RunKey> = frameworkRun;
 
+/** Frameworks that keep their own notion of the current run (the Agents SDK's trace). */
+const resolvers = new Set<() => RunKey | null | undefined>();
+
+/** Registers a framework's current-run reader; returns what unregisters it. */
+export function addRunResolver(resolve: () => RunKey | null | undefined): () => void {
+  resolvers.add(resolve);
+  return () => resolvers.delete(resolve);
+}
+
 /** The current run, or undefined when the request is a run of its own. */
 export function currentRun(): RunKey | undefined {
   const framework = frameworkRun.getStore();
   if (framework !== undefined) return framework;
+  for (const resolve of resolvers) {
+    try {
+      const run = resolve();
+      if (run !== undefined && run !== null) return run;
+    } catch {
+      // a framework's reader failed: fall back to the trace
+    }
+  }
   const spanContext = trace.getActiveSpan()?.spanContext();
   return spanContext && isSpanContextValid(spanContext) ? `trace:${spanContext.traceId}` : undefined;
 }

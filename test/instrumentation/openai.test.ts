@@ -104,10 +104,23 @@ describe('openai chat completions', () => {
     expect(span.events.map((e) => e.name)).toEqual([VIOLATION_EVENT]);
   });
 
-  it('without a bound session nothing is checked', async () => {
-    const before = (await suite.env.otel.points(CHECKS_METRIC)).reduce((n, p) => n + p.value, 0);
+  it('without a bound session the request is checked against the implicit conversation', async () => {
+    const implicit = async () => (await suite.env.otel.points(CHECKS_METRIC)).filter((p) => p.attributes['nous.session.invariant.log'] === 'implicit').reduce((n, p) => n + p.value, 0);
+    const before = await implicit();
     await client().chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'anything' }] });
-    expect((await suite.env.otel.points(CHECKS_METRIC)).reduce((n, p) => n + p.value, 0)).toBe(before);
+    expect(await implicit()).toBe(before + 1);
+  });
+
+  it('with the implicit log switched off, a request with no bound session is not checked', async () => {
+    const config = suite.env.instrumentation.getConfig();
+    suite.env.instrumentation.setConfig({ ...config, implicit: false });
+    try {
+      const before = (await suite.env.otel.points(CHECKS_METRIC)).reduce((n, p) => n + p.value, 0);
+      await client().chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'anything' }] });
+      expect((await suite.env.otel.points(CHECKS_METRIC)).reduce((n, p) => n + p.value, 0)).toBe(before);
+    } finally {
+      suite.env.instrumentation.setConfig(config);
+    }
   });
 
   it('mode off in the session skips the check', async () => {

@@ -40,7 +40,12 @@ export type AiSdkPromptMessage =
   | { role: 'assistant'; content: Array<AiSdkTextPart | AiSdkFilePart | AiSdkToolCallPart> }
   | { role: 'tool'; content: AiSdkToolResultPart[] };
 
-const NOT_COMPARED = new Set(['reasoning', 'reasoning-file', 'tool-approval-response', 'tool-approval-request']);
+/**
+ * Parts that are not what the model is sent as conversation: reasoning,
+ * tool approvals, and `custom` parts (AI SDK 7 carries provider bookkeeping
+ * in them, such as Anthropic's `message_start`, which never goes on the wire).
+ */
+const NOT_COMPARED = new Set(['reasoning', 'reasoning-file', 'tool-approval-response', 'tool-approval-request', 'custom']);
 
 /**
  * Canonical messages from an AI SDK language-model prompt (or a step's
@@ -111,6 +116,9 @@ function fromPart(part: unknown): ContentPart {
 
 function fileUrl(data: unknown, mediaType: string): string | undefined {
   if (data instanceof URL) return data.href;
+  if (data instanceof Uint8Array) return dataUrl(mediaType, Buffer.from(data).toString('base64'));
+  // AI SDK 7: `{ type: 'url', url }` or `{ type: 'data', data }`.
+  if (isObject(data)) return data.type === 'url' ? fileUrl(data.url, mediaType) : data.type === 'data' ? fileUrl(data.data, mediaType) : undefined;
   if (typeof data !== 'string') return undefined;
   return /^(https?|data):/i.test(data) ? data : dataUrl(mediaType, data);
 }

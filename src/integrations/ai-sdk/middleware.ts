@@ -1,23 +1,29 @@
-// `sessionInvariantMiddleware()` for the Vercel AI SDK's `wrapLanguageModel`:
-// checks the provider-neutral prompt of every model call (each step of a
+// `sessionInvariantMiddleware()` for the Vercel AI SDK's `wrapLanguageModel`
+// (AI SDK 5, 6 and 7): checks the prompt of every model call (each step of a
 // multi-step tool loop) before the provider is called.
 
-import { checkModelRequest } from '../../request-path/check-request';
+import { checkModelRequest, type PendingReply } from '../../request-path/check-request';
+import { claimCall, runClaimed } from '../../request-path/call-scope';
 import type { CallOptions } from '../../request-path/model-request';
+import { contained } from '../../telemetry/internal-error';
+import { fromAiSdkPrompt } from './adapter';
 import { aiSdkModelRequest } from './model-request';
-import { claimCurrentCall } from './telemetry-channel';
 
 /** Settings for the calls this middleware checks; each wins over the bound session's, the instrumentation's and the environment's. */
 export interface SessionInvariantMiddlewareOptions extends CallOptions {}
 
-/** The parts of a language-model middleware this one uses (assignable to `wrapLanguageModel`'s). */
+/**
+ * A language-model middleware for AI SDK 5, 6 and 7. `specificationVersion`
+ * is `'v3'`: AI SDK 6 requires that tag, AI SDK 7 accepts any, and AI SDK 5
+ * reads none (its middleware has no tag); no version checks the tag at
+ * runtime. The hooks are generic so each version's own call options and
+ * results pass through unchanged.
+ */
 export interface SessionInvariantMiddleware {
-  readonly specificationVersion: 'v4';
-  transformParams<P extends { prompt: readonly unknown[] }>(options: {
-    type: 'generate' | 'stream';
-    params: P;
-    model: { provider: string; modelId: string };
-  }): Promise<P>;
+  readonly specificationVersion: 'v3';
+  transformParams<P>(options: { type: 'generate' | 'stream'; params: P; model: unknown }): Promise<P>;
+  wrapGenerate<R>(options: { doGenerate: () => PromiseLike<R>; params: unknown; model: unknown }): Promise<R>;
+  wrapStream<R>(options: { doStream: () => PromiseLike<R>; params: unknown; model: unknown }): Promise<R>;
 }
 
 const SEAM = { name: 'AI SDK middleware', mayThrow: true };
@@ -25,22 +31,40 @@ const SEAM = { name: 'AI SDK middleware', mayThrow: true };
 /**
  * A middleware that checks each call's prompt against the log (the `log`
  * option, else the session bound with `withSession`, else the implicit
- * conversation). It sees the prompt after the middlewares wrapped inside it,
- * and strict mode throws before the provider is called. The params are
- * returned as they came.
+ * conversation), after the middlewares wrapped inside it, before the
+ * provider is called: strict mode throws there. The params are returned as
+ * they came, and the provider's result as it came. The call's HTTP request
+ * is then left to it (the fetch seam does not check it again), and a
+ * generated reply enters the implicit conversation as the model sent it.
  */
 export function sessionInvariantMiddleware(options: SessionInvariantMiddlewareOptions = {}): SessionInvariantMiddleware {
   // The AI SDK calls the wrapped model again with the same params for a retry: one logical request.
-  const seen = new WeakSet<object>();
+  const checked = new WeakMap<object, PendingReply | undefined>();
   return {
-    specificationVersion: 'v4',
+    specificationVersion: 'v3',
     async transformParams({ params, model }) {
-      if (!seen.has(params)) {
-        seen.add(params);
-        claimCurrentCall();
-        checkModelRequest(aiSdkModelRequest(params.prompt, model?.provider, model?.modelId), options, SEAM);
+      if (typeof params === 'object' && params !== null && !checked.has(params)) {
+        const { provider, modelId } = (model ?? {}) as { provider?: unknown; modelId?: unknown };
+        claimCall();
+        checked.set(params, checkModelRequest(aiSdkModelRequest((params as { prompt?: unknown }).prompt, provider, modelId), options, SEAM));
       }
       return params;
     },
+    async wrapGenerate({ doGenerate, params }) {
+      const result = await runClaimed(doGenerate);
+      const pending = typeof params === 'object' && params !== null ? checked.get(params) : undefined;
+      if (pending) contained(SEAM.name, () => pending.reply(replyOf(result)), undefined);
+      return result;
+    },
+    async wrapStream({ doStream }) {
+      // A streamed reply is not read here (that would mean teeing the caller's stream): the next request supplies it.
+      return runClaimed(doStream);
+    },
   };
+}
+
+/** The assistant message a generate result's content parts amount to. */
+export function replyOf(result: unknown): ReturnType<typeof fromAiSdkPrompt> {
+  const content = (result as { content?: unknown } | null)?.content;
+  return Array.isArray(content) ? fromAiSdkPrompt([{ role: 'assistant', content }]) : [];
 }

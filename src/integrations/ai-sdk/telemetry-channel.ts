@@ -1,66 +1,81 @@
-// Zero code for AI SDK 7: a subscriber on the `ai:telemetry` tracing channel,
-// which publishes every language-model call's messages and instructions.
-// A subscriber cannot throw into the call, so this path records only (strict
-// counts as warn). When the middleware runs in the same call it takes the
-// call over: it sees the final prompt (after any other middleware) and can
-// throw, so a call is never counted twice.
+// AI SDK 7's `ai:telemetry` tracing channel, which publishes every
+// `generateText`/`streamText` call and every language-model call inside it.
+// It gives the package two things with no code: runs (a call is one run, for
+// the implicit log's lost-reply rule) and call scopes (so a request checked
+// by the middleware or the fetch seam is not checked again). A language-model
+// call that neither saw (a provider given a custom `fetch`) is checked from
+// the channel's own event when it settles: a subscriber cannot throw into the
+// call, so that path records only (strict counts as warn).
 
-import { AsyncLocalStorage } from 'node:async_hooks';
 import diagnosticsChannel from 'node:diagnostics_channel';
+import { callScopeStorage, type CallScope } from '../../request-path/call-scope';
 import { checkModelRequest } from '../../request-path/check-request';
+import { frameworkRunStorage, type RunKey } from '../../request-path/run';
 import { contained } from '../../telemetry/internal-error';
+import { replyOf } from './middleware';
 import { aiSdkModelRequest } from './model-request';
 
 /** The AI SDK's tracing channel. */
 export const AI_SDK_TELEMETRY_CHANNEL = 'ai:telemetry';
 
-interface CallState {
-  claimed: boolean;
+const SEAM = { name: 'AI SDK telemetry channel', mayThrow: false };
+const RUN_TYPES = new Set(['generateText', 'streamText', 'generateObject', 'streamObject']);
+
+interface ChannelMessage {
+  type?: unknown;
+  event?: { provider?: unknown; modelId?: unknown; instructions?: unknown; messages?: unknown };
+  result?: unknown;
 }
 
-const currentCall = new AsyncLocalStorage<CallState>();
-const states = new WeakMap<object, CallState>();
+/** Scopes by message, to settle each language-model call once (`error` and `asyncEnd` may both fire). */
+const scopes = new WeakMap<object, CallScope>();
 /** The AI SDK publishes again for a retried attempt of a step: one logical request, one check. */
 const checkedSteps = new WeakSet<object>();
-
-/** Called by the middleware: this call is checked there, not by the subscriber. */
-export function claimCurrentCall(): void {
-  const state = currentCall.getStore();
-  if (state) state.claimed = true;
-}
-
-const SEAM = { name: 'AI SDK telemetry channel', mayThrow: false };
 
 /** Subscribes; returns the function that unsubscribes. */
 export function subscribeAiSdkTelemetry(): () => void {
   const channel = diagnosticsChannel.tracingChannel(AI_SDK_TELEMETRY_CHANNEL);
-  const transform = (message: unknown): CallState => {
-    const state: CallState = { claimed: false };
-    if (typeof message === 'object' && message !== null) states.set(message, state);
-    return state;
+  const runOf = (message: unknown): RunKey | undefined => (RUN_TYPES.has(typeOf(message)) ? {} : frameworkRunStorage.getStore());
+  const scopeOf = (message: unknown): CallScope | undefined => {
+    if (typeOf(message) !== 'languageModelCall') return callScopeStorage.getStore();
+    const scope: CallScope = { claimed: false, seenBelow: false };
+    scopes.set(message as object, scope);
+    return scope;
   };
-  channel.start.bindStore(currentCall, transform);
+  channel.start.bindStore(frameworkRunStorage, runOf as (message: unknown) => RunKey);
+  channel.start.bindStore(callScopeStorage, scopeOf as (message: unknown) => CallScope);
   const noop = () => {};
-  const onSettled = (message: unknown) => contained(SEAM.name, () => settle(message), undefined);
+  const onSettled = (message: unknown) => contained(SEAM.name, () => settle(message as ChannelMessage), undefined);
   const handlers = { start: noop, end: noop, asyncStart: noop, asyncEnd: onSettled, error: onSettled };
   channel.subscribe(handlers);
   return () => {
-    channel.start.unbindStore(currentCall);
+    channel.start.unbindStore(frameworkRunStorage);
+    channel.start.unbindStore(callScopeStorage);
     channel.unsubscribe(handlers);
   };
 }
 
-function settle(message: unknown): void {
+function typeOf(message: unknown): string {
+  try {
+    return typeof message === 'object' && message !== null && typeof (message as ChannelMessage).type === 'string' ? ((message as ChannelMessage).type as string) : '';
+  } catch {
+    return '';
+  }
+}
+
+function settle(message: ChannelMessage): void {
   if (typeof message !== 'object' || message === null) return;
-  const state = states.get(message);
-  if (!state || state.claimed) return;
-  state.claimed = true; // `error` and `asyncEnd` may both fire
-  const { type, event } = message as { type?: unknown; event?: { provider?: unknown; modelId?: unknown; instructions?: unknown; messages?: unknown } };
-  if (type !== 'languageModelCall' || typeof event !== 'object' || event === null || !Array.isArray(event.messages)) return;
+  const scope = scopes.get(message);
+  if (!scope) return;
+  scopes.delete(message);
+  if (scope.claimed || scope.seenBelow) return;
+  const event = message.event;
+  if (typeof event !== 'object' || event === null || !Array.isArray(event.messages)) return;
   if (checkedSteps.has(event.messages)) return;
   checkedSteps.add(event.messages);
   const prompt = [...instructionsAsMessages(event.instructions), ...(event.messages as unknown[])];
-  checkModelRequest(aiSdkModelRequest(prompt, event.provider, event.modelId), {}, SEAM);
+  const pending = checkModelRequest(aiSdkModelRequest(prompt, event.provider, event.modelId), {}, SEAM);
+  pending?.reply(replyOf(message.result));
 }
 
 function instructionsAsMessages(instructions: unknown): unknown[] {

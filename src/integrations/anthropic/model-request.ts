@@ -26,5 +26,5 @@ export function anthropicBodyRequest(path: string, body: Record<string, unknown>
     return { provider: ANTHROPIC_PROVIDER, model, messages: [], stateful: 'a server-held thread (thread.type "continue")' };
   }
   const messages = Array.isArray(body.messages) ? fromAnthropic({ system: body.system, messages: body.messages }) : body.messages;
-  return { provider: ANTHROPIC_PROVIDER, model, messages };
+  return { provider: ANTHROPIC_PROVIDER, model, messages, replyFormat: 'anthropic.messages' };
 }

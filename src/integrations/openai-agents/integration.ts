@@ -1,51 +1,71 @@
-// The OpenAI Agents SDK: the runner's model call, patched for the turn
-// recorder (the `openai` integration checks the requests themselves).
+// The OpenAI Agents SDK: the runner's model call and its input filter,
+// patched for the turn recorder (the `openai` integration checks the
+// requests themselves), and the SDK's trace as the run a request belongs to.
 
 import { InstrumentationNodeModuleDefinition, InstrumentationNodeModuleFile } from '@opentelemetry/instrumentation';
 import { rewrap, unwrapIfWrapped, type Integration, type Patcher } from '../../instrumentation/integration';
 import { isSupportedVersion } from '../../instrumentation/supported-version';
-import { wrapGetResponse, wrapGetStreamed } from './model-call';
+import { addRunResolver } from '../../request-path/run';
+import { wrapApplyFilter, wrapGetResponse, wrapGetStreamed } from './model-call';
+import { AGENTS_CORE_MODULE, AGENTS_CORE_SUPPORTED } from './supported';
+import { setRecording } from './turn-recorder';
 
-export const AGENTS_CORE_MODULE = '@openai/agents-core';
-/** The runner's model call lives in an internal file: pinned to the minor tested. */
-export const AGENTS_CORE_SUPPORTED = '>=0.20.0 <0.21.0';
 
-const MODEL_CALL_FILE = 'dist/runner/modelRetry';
-const WRAPPERS = [
-  ['getResponseWithRetry', wrapGetResponse],
-  ['getStreamedResponseWithRetry', wrapGetStreamed],
-] as const;
+const PATCHED_FILES: ReadonlyArray<[file: string, wrappers: ReadonlyArray<[name: string, wrap: (original: never) => unknown]>]> = [
+  [
+    'dist/runner/modelRetry',
+    [
+      ['getResponseWithRetry', wrapGetResponse as (original: never) => unknown],
+      ['getStreamedResponseWithRetry', wrapGetStreamed as (original: never) => unknown],
+    ],
+  ],
+  ['dist/runner/conversation', [['applyCallModelInputFilter', wrapApplyFilter as (original: never) => unknown]]],
+];
 
 function definition(patcher: Patcher): InstrumentationNodeModuleDefinition {
   // File hooks name the file with its package, in both the CommonJS and the ESM copy.
-  const files = ['js', 'mjs'].map(
-    (extension) =>
-      new InstrumentationNodeModuleFile(
-        `${AGENTS_CORE_MODULE}/${MODEL_CALL_FILE}.${extension}`,
-        [AGENTS_CORE_SUPPORTED],
-        (exports: Record<string, unknown>) => {
-          for (const [name, wrap] of WRAPPERS) if (typeof exports[name] === 'function') rewrap(patcher, exports, name, wrap as (original: never) => unknown);
-          return exports;
-        },
-        (exports?: Record<string, unknown>) => {
-          for (const [name] of WRAPPERS) unwrapIfWrapped(patcher, exports, name);
-        },
-      ),
+  const files = PATCHED_FILES.flatMap(([file, wrappers]) =>
+    ['js', 'mjs'].map(
+      (extension) =>
+        new InstrumentationNodeModuleFile(
+          `${AGENTS_CORE_MODULE}/${file}.${extension}`,
+          [AGENTS_CORE_SUPPORTED],
+          (exports: Record<string, unknown>) => {
+            for (const [name, wrap] of wrappers) if (typeof exports[name] === 'function') rewrap(patcher, exports, name, wrap);
+            return exports;
+          },
+          (exports?: Record<string, unknown>) => {
+            for (const [name] of wrappers) unwrapIfWrapped(patcher, exports, name);
+          },
+        ),
+    ),
   );
+  let removeResolver: (() => void) | undefined;
   return new InstrumentationNodeModuleDefinition(
     AGENTS_CORE_MODULE,
     ['*'],
-    (exports: unknown, version?: string) => {
-      isSupportedVersion(AGENTS_CORE_MODULE, version, AGENTS_CORE_SUPPORTED, 'its turns are not recorded into the log');
+    (exports: Record<string, unknown>, version?: string) => {
+      const supported = isSupportedVersion(AGENTS_CORE_MODULE, version, AGENTS_CORE_SUPPORTED, 'its turns are not recorded, and requests are not checked against logs that back an AgentsLogSession');
+      setRecording(supported);
+      const getCurrentTrace = exports.getCurrentTrace;
+      if (supported && typeof getCurrentTrace === 'function') {
+        removeResolver?.();
+        // A run's trace object (a no-op one when tracing is off) is one per `run()`.
+        removeResolver = addRunResolver(() => (getCurrentTrace as () => object | null)());
+      }
       return exports;
     },
-    undefined,
+    () => {
+      removeResolver?.();
+      removeResolver = undefined;
+      setRecording(false);
+    },
     files,
   );
 }
 
 export const openaiAgentsIntegration: Integration = {
   name: AGENTS_CORE_MODULE,
-  esmInclude: [AGENTS_CORE_MODULE, new RegExp(`/@openai/agents-core/${MODEL_CALL_FILE}\\.mjs$`)],
+  esmInclude: [AGENTS_CORE_MODULE, ...PATCHED_FILES.map(([file]) => new RegExp(`/@openai/agents-core/${file}\\.mjs$`))],
   definitions: (patcher) => [definition(patcher)],
 };

@@ -1,38 +1,44 @@
 // Wraps the Agents SDK runner's model call (`getResponseWithRetry` and
 // `getStreamedResponseWithRetry` in dist/runner/modelRetry) so the turn
-// recorder sees each turn's input before the call and its output after.
+// recorder sees each turn's input before the call and its output after, and
+// `applyCallModelInputFilter` (dist/runner/conversation) so it records the
+// turn's input as the run has it, before a `callModelInputFilter` drops or
+// rewrites items for the model: the log never holds an order the run did not.
 
-import { reportInternalError } from '../../telemetry/internal-error';
+import { contained } from '../../telemetry/internal-error';
 import { recordTurnInput, recordTurnOutput } from './turn-recorder';
 
 type ModelRequest = { input?: unknown };
 type GetResponse = (model: unknown, request: ModelRequest, ...rest: unknown[]) => Promise<{ output?: unknown }>;
 type GetStreamed = (model: unknown, request: ModelRequest, ...rest: unknown[]) => AsyncIterable<unknown>;
+type ApplyFilter = (agent: unknown, filter: unknown, context: unknown, inputItems: unknown, ...rest: unknown[]) => Promise<unknown>;
 
-function safely(where: string, fn: () => void): void {
-  try {
-    fn();
-  } catch (error) {
-    reportInternalError(where, error);
-  }
-}
+const WHERE = 'Agents SDK turn recorder';
 
 export function wrapGetResponse(original: GetResponse): GetResponse {
   return async function getResponseWithRetry(this: unknown, model, request, ...rest) {
-    safely('agents turn recorder', () => recordTurnInput(request?.input));
+    contained(WHERE, () => recordTurnInput(request?.input), undefined);
     const response = await original.call(this, model, request, ...rest);
-    safely('agents turn recorder', () => recordTurnOutput(response?.output));
+    contained(WHERE, () => recordTurnOutput(response?.output), undefined);
     return response;
   };
 }
 
 export function wrapGetStreamed(original: GetStreamed): GetStreamed {
   return async function* getStreamedResponseWithRetry(this: unknown, model, request, ...rest) {
-    safely('agents turn recorder', () => recordTurnInput(request?.input));
+    contained(WHERE, () => recordTurnInput(request?.input), undefined);
     for await (const event of original.call(this, model, request, ...rest)) {
       const e = event as { type?: unknown; response?: { output?: unknown } };
-      if (e?.type === 'response_done') safely('agents turn recorder', () => recordTurnOutput(e.response?.output));
+      if (e?.type === 'response_done') contained(WHERE, () => recordTurnOutput(e.response?.output), undefined);
       yield event;
     }
+  };
+}
+
+/** The unfiltered turn input is recorded first; the filtered request then adds nothing the log lacks. */
+export function wrapApplyFilter(original: ApplyFilter): ApplyFilter {
+  return function applyCallModelInputFilter(this: unknown, agent, filter, context, inputItems, ...rest) {
+    if (filter) contained(WHERE, () => recordTurnInput(inputItems), undefined);
+    return original.call(this, agent, filter, context, inputItems, ...rest);
   };
 }

@@ -12,7 +12,9 @@ import type { SessionLog } from '../../log/session-log';
 import { messagesMatch } from '../../invariant/message-equality';
 import type { Message } from '../../invariant/messages';
 import { getActiveSession } from '../../invariant/session-binding';
+import { addLogGuard } from '../../request-path/log-guards';
 import { fromAgentItems } from './adapter';
+import { AGENTS_CORE_SUPPORTED } from './supported';
 
 /** Messages recorded during a run and not yet confirmed by the runner's `addItems`, per log. */
 const pendingByLog = new WeakMap<SessionLog, Message[]>();
@@ -27,9 +29,23 @@ export function recordTurnsInto(log: SessionLog): void {
   agentSessionLogs.add(log);
 }
 
+/** Whether a supported Agents SDK is loaded and patched: only then do its logs follow the run. */
+let recording = false;
+
+export function setRecording(on: boolean): void {
+  recording = on;
+}
+
+// Without the recorder an AgentsLogSession's log lags each request of a run: not checked then.
+addLogGuard((log) =>
+  agentSessionLogs.has(log) && !recording
+    ? `this log backs an AgentsLogSession, but no supported @openai/agents-core (${AGENTS_CORE_SUPPORTED}) is patched, so its turns are not recorded and its requests are not checked`
+    : undefined,
+);
+
 function recordingLog(): SessionLog | undefined {
   const log = getActiveSession()?.log;
-  return log && agentSessionLogs.has(log) ? log : undefined;
+  return recording && log && agentSessionLogs.has(log) ? log : undefined;
 }
 
 export function takePending(log: SessionLog): Message[] {

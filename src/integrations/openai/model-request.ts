@@ -23,13 +23,13 @@ export function openAIBodyRequest(path: string, body: Record<string, unknown>): 
   const model = modelOf(body);
   if (path.endsWith('/chat/completions')) {
     const messages = Array.isArray(body.messages) ? fromOpenAIChat(body.messages) : body.messages;
-    return { provider: OPENAI_PROVIDER, model, messages };
+    return { provider: OPENAI_PROVIDER, model, messages, replyFormat: 'openai.chat' };
   }
   if (path.endsWith('/responses')) {
     if (body.previous_response_id != null || body.conversation != null) {
       return { provider: OPENAI_PROVIDER, model, messages: [], stateful: 'previous_response_id or conversation' };
     }
-    return { provider: OPENAI_PROVIDER, model, messages: fromOpenAIResponses(body) };
+    return { provider: OPENAI_PROVIDER, model, messages: fromOpenAIResponses(body), replyFormat: 'openai.responses' };
   }
   return undefined;
 }

@@ -11,8 +11,9 @@
 import { InstrumentationNodeModuleDefinition } from '@opentelemetry/instrumentation';
 import { isSupportedVersion } from '../../instrumentation/supported-version';
 import { rewrap, unwrapIfWrapped, type Patcher } from '../../instrumentation/integration';
-import { checkModelRequest } from '../../request-path/check-request';
-import type { ModelRequest } from '../../request-path/model-request';
+import { checkModelRequest, type PendingReply } from '../../request-path/check-request';
+import type { ModelRequest, ReplyFormat } from '../../request-path/model-request';
+import { observeReply } from '../http/reply-reader';
 import { reportInternalError } from '../../telemetry/internal-error';
 import { warnOnce } from '../../telemetry/logger';
 import type { RequestOptions } from './request-options';
@@ -30,6 +31,14 @@ export interface ClientSeam {
 
 type PrepareOptions = (this: unknown, options: RequestOptions) => unknown;
 type RetryRequest = (this: unknown, options: RequestOptions, ...rest: unknown[]) => unknown;
+type PrepareRequest = (this: unknown, request: unknown, context: { options?: unknown }) => unknown;
+type FetchWithTimeout = (this: unknown, url: unknown, init: unknown, ...rest: unknown[]) => Promise<unknown>;
+
+/** Where an attempt's reply goes, and how to read it from the response. */
+interface AwaitingReply {
+  pending: PendingReply;
+  format: ReplyFormat;
+}
 
 /**
  * The SDKs retry an attempt by passing the same options object back through
@@ -38,6 +47,21 @@ type RetryRequest = (this: unknown, options: RequestOptions, ...rest: unknown[])
  * does not go through `retryRequest`, so it is checked as the new call it is.
  */
 const retrying = new WeakSet<object>();
+/** By options object (checked in `prepareOptions`) and by the request init built from it (`prepareRequest`). */
+const awaitingByOptions = new WeakMap<object, AwaitingReply>();
+const awaitingByInit = new WeakMap<object, AwaitingReply>();
+
+/**
+ * `module@version` of every client copy hooked here. Their requests carry
+ * their version in `x-stainless-package-version`, so the fetch seam knows
+ * they are checked already and counts each request once.
+ */
+const hookedClients = new Set<string>();
+
+/** Whether requests of this SDK and version are checked by the client hook. */
+export function isHookedClient(module: string, version: string): boolean {
+  return hookedClients.has(`${module}@${version}`);
+}
 
 /** A module definition that hooks `seam`'s client. Every version is accepted, so one outside `range` is reported, not skipped silently. */
 export function clientDefinition(seam: ClientSeam, patcher: Patcher): InstrumentationNodeModuleDefinition {
@@ -53,15 +77,26 @@ export function clientDefinition(seam: ClientSeam, patcher: Patcher): Instrument
         return exports;
       }
       rewrap(patcher, owner, 'prepareOptions', (original: PrepareOptions) => hookPrepareOptions(original, seam));
-      const retryOwner = prototypeDefining(client, 'retryRequest');
-      if (retryOwner) rewrap(patcher, retryOwner, 'retryRequest', markRetry);
+      // Optional seams: without them retries are still told apart by the SDK's own retry path, and replies come from the next request.
+      const optional: Array<[string, (original: never) => unknown]> = [
+        ['retryRequest', markRetry],
+        ['prepareRequest', linkRequestInit],
+        ['fetchWithTimeout', readReplies],
+      ];
+      for (const [method, wrapper] of optional) {
+        const methodOwner = prototypeDefining(client, method);
+        if (methodOwner) rewrap(patcher, methodOwner, method, wrapper);
+      }
+      if (version !== undefined) hookedClients.add(`${seam.module}@${version}`);
       return exports;
     },
-    (exports?: Record<string, unknown>) => {
+    (exports?: Record<string, unknown>, version?: string) => {
       if (!exports) return;
       const client = seam.clientOf(exports);
-      unwrapIfWrapped(patcher, prototypeDefining(client, 'prepareOptions'), 'prepareOptions');
-      unwrapIfWrapped(patcher, prototypeDefining(client, 'retryRequest'), 'retryRequest');
+      for (const method of ['prepareOptions', 'retryRequest', 'prepareRequest', 'fetchWithTimeout']) {
+        unwrapIfWrapped(patcher, prototypeDefining(client, method), method);
+      }
+      if (version !== undefined) hookedClients.delete(`${seam.module}@${version}`);
     },
   );
 }
@@ -70,6 +105,28 @@ function markRetry(original: RetryRequest): RetryRequest {
   return function retryRequest(this: unknown, options, ...rest) {
     if (typeof options === 'object' && options !== null) retrying.add(options);
     return original.call(this, options, ...rest);
+  };
+}
+
+/** `prepareRequest(init, { options })`: the init the reply will answer belongs to these options. */
+function linkRequestInit(original: PrepareRequest): PrepareRequest {
+  return function prepareRequest(this: unknown, request, context) {
+    const awaiting = typeof context?.options === 'object' && context.options !== null ? awaitingByOptions.get(context.options) : undefined;
+    if (awaiting && typeof request === 'object' && request !== null) awaitingByInit.set(request, awaiting);
+    return original.call(this, request, context);
+  };
+}
+
+/** `fetchWithTimeout(url, init, ..., options?)`: the response is returned as it is; a clone of it is read for the reply. */
+function readReplies(original: FetchWithTimeout): FetchWithTimeout {
+  return async function fetchWithTimeout(this: unknown, url, init, ...rest) {
+    const response = await original.call(this, url, init, ...rest);
+    const options = rest[2];
+    const awaiting =
+      (typeof init === 'object' && init !== null ? awaitingByInit.get(init) : undefined) ??
+      (typeof options === 'object' && options !== null ? awaitingByOptions.get(options) : undefined);
+    if (awaiting) observeReply(response, awaiting.format, (messages) => awaiting.pending.reply(messages));
+    return response;
   };
 }
 
@@ -100,7 +157,9 @@ function inspect(options: RequestOptions | undefined, seam: ClientSeam): void {
     reportInternalError(SEAM.name, error);
     return;
   }
-  if (request !== undefined) checkModelRequest(request, {}, SEAM);
+  if (request === undefined) return;
+  const pending = checkModelRequest(request, {}, SEAM);
+  if (pending && request.replyFormat) awaitingByOptions.set(options, { pending, format: request.replyFormat });
 }
 
 /** The prototype that defines `method`, so subclasses (Azure, Bedrock, Vertex, ...) are covered too. */

@@ -1,0 +1,41 @@
+// Server-sent events, parsed incrementally from decoded text.
+
+export interface ServerSentEvent {
+  event: string | undefined;
+  data: string;
+}
+
+/** Feeds text chunks in; calls `onEvent` for each complete event (a blank line ends one). */
+export class EventStreamParser {
+  #buffer = '';
+  readonly #onEvent: (event: ServerSentEvent) => void;
+
+  constructor(onEvent: (event: ServerSentEvent) => void) {
+    this.#onEvent = onEvent;
+  }
+
+  push(text: string): void {
+    this.#buffer += text.replace(/\r\n?/g, '\n');
+    let end: number;
+    while ((end = this.#buffer.indexOf('\n\n')) >= 0) {
+      const block = this.#buffer.slice(0, end);
+      this.#buffer = this.#buffer.slice(end + 2);
+      this.#emit(block);
+    }
+  }
+
+  end(): void {
+    if (this.#buffer.trim() !== '') this.#emit(this.#buffer);
+    this.#buffer = '';
+  }
+
+  #emit(block: string): void {
+    let event: string | undefined;
+    const data: string[] = [];
+    for (const line of block.split('\n')) {
+      if (line.startsWith('data:')) data.push(line.slice(line.charAt(5) === ' ' ? 6 : 5));
+      else if (line.startsWith('event:')) event = line.slice(6).trim();
+    }
+    if (data.length > 0) this.#onEvent({ event, data: data.join('\n') });
+  }
+}
