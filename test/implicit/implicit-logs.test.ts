@@ -183,6 +183,12 @@ describe('implicit log: each fault class is caught with its kind', () => {
     });
   });
 
+  it('send an assistant reply of the conversation again, after the observed reply', () => {
+    const h = implicitHarness();
+    const [, , , { r3, a3 }] = correctLoop(h);
+    expect(h.send([...r3, a3, r3[4]!, user('again?')]).violation).toMatchObject({ kind: 'extra_message', extra: [expect.objectContaining({ role: 'assistant' })] });
+  });
+
   it('edit the reply the model sent, within one run', () => {
     const h = implicitHarness();
     const run = {};

@@ -51,7 +51,14 @@ export async function startFakeProvider(): Promise<FakeProvider> {
         return body.stream ? chatStream(res, id, body, call) : json(res, 200, chatCompletion(id, body, call));
       }
       if (path === '/v1/responses') return body.stream ? responseStream(res, id, body) : json(res, 200, response(id, body));
-      if (path === '/v1/messages') return body.stream ? anthropicStream(res, id, body) : json(res, 200, anthropicMessage(id, body));
+      if (path === '/v1/messages') {
+        // With tools offered and a user's own message last (not tool results), call the first tool.
+        const last = ((body.messages ?? []) as Array<{ role: string; content: unknown }>).at(-1);
+        const tools = (body.tools ?? []) as Array<{ name?: string }>;
+        const results = Array.isArray(last?.content) && (last.content as Array<{ type?: string }>).some((b) => b.type === 'tool_result');
+        const call = tools.length > 0 && last?.role === 'user' && !results ? { name: tools[0]!.name ?? 'tool', args: { city: 'Lisbon' } } : undefined;
+        return body.stream ? anthropicStream(res, id, body, call) : json(res, 200, anthropicMessage(id, body, call));
+      }
       json(res, 404, { error: { message: `no route ${path}` } });
     });
   });
@@ -126,27 +133,34 @@ function response(id: number, body: Record<string, unknown>) {
   };
 }
 
-function anthropicMessage(id: number, body: Record<string, unknown>) {
+function anthropicMessage(id: number, body: Record<string, unknown>, call?: { name: string; args: unknown }) {
   return {
     id: `msg_${id}`,
     type: 'message',
     role: 'assistant',
     model: body.model,
-    content: [{ type: 'text', text: `answer ${id}` }],
-    stop_reason: 'end_turn',
+    content: call ? [{ type: 'tool_use', id: `toolu_${id}`, name: call.name, input: call.args }] : [{ type: 'text', text: `answer ${id}` }],
+    stop_reason: call ? 'tool_use' : 'end_turn',
     stop_sequence: null,
     usage: { input_tokens: 10, output_tokens: 2 },
   };
 }
 
-function anthropicStream(res: ServerResponse, id: number, body: Record<string, unknown>): void {
+function anthropicStream(res: ServerResponse, id: number, body: Record<string, unknown>, call?: { name: string; args: unknown }): void {
   res.writeHead(200, { 'content-type': 'text/event-stream' });
   const send = (event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
   send('message_start', { type: 'message_start', message: { ...anthropicMessage(id, body), content: [], stop_reason: null, usage: { input_tokens: 10, output_tokens: 0 } } });
-  send('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
-  send('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: `answer ${id}` } });
+  if (call) {
+    const json = JSON.stringify(call.args);
+    send('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: `toolu_${id}`, name: call.name, input: {} } });
+    send('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: json.slice(0, 5) } });
+    send('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: json.slice(5) } });
+  } else {
+    send('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
+    send('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: `answer ${id}` } });
+  }
   send('content_block_stop', { type: 'content_block_stop', index: 0 });
-  send('message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 2 } });
+  send('message_delta', { type: 'message_delta', delta: { stop_reason: call ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { output_tokens: 2 } });
   send('message_stop', { type: 'message_stop' });
   res.end();
 }

@@ -111,13 +111,21 @@ export class ImplicitLogs {
     return { violation, pending: this.#branch(seen, first, run, now, reaction.captureContent) };
   }
 
-  /** Non-trailing assistant messages of the new part that no model sent, when the last reply was observed. */
+  /**
+   * Non-trailing assistant messages of the new part that no model sent, when
+   * the last reply was observed: not a reply seen recently (a sub-agent's
+   * answer handed on is one), or one this conversation already has (a copy).
+   */
   #invented(conversation: Conversation, seen: Seen, offset: number): number[] {
     if (!conversation.lastRequest.replyObserved) return [];
     const invented: number[] = [];
     const last = seen.messages.length - 1;
+    let own: Set<Fingerprint> | undefined;
     for (let i = offset + conversation.length; i < last; i++) {
-      if (seen.messages[i]?.role === 'assistant' && !this.#replies.has(seen.fingerprints[i]!)) invented.push(i);
+      if (seen.messages[i]?.role !== 'assistant') continue;
+      const fingerprint = seen.fingerprints[i]!;
+      own ??= new Set(conversation.fingerprints);
+      if (!this.#replies.has(fingerprint) || own.has(fingerprint)) invented.push(i);
     }
     return invented;
   }

@@ -1,0 +1,93 @@
+// Unmodified apps (they never import this package), started with only the
+// `--require nous-session-invariant/register` line and exporting over OTLP:
+// a correct loop stays silent, each history bug is reported once, with its
+// kind, against the implicit conversation.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeProvider, type FakeProvider } from '../support/fake-provider';
+import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver';
+import { runNode } from '../support/run-node';
+
+let provider: FakeProvider;
+const receivers: OtlpReceiver[] = [];
+
+beforeAll(async () => {
+  provider = await startFakeProvider();
+});
+afterAll(async () => {
+  await provider.close();
+  await Promise.all(receivers.map((r) => r.close()));
+});
+
+/** Runs a fixture app; returns the kinds of the violations it exported, and its checks. */
+async function runApp(app: string, env: Record<string, string>): Promise<{ kinds: string[]; checks: number; logs: unknown[] }> {
+  const receiver = await startOtlpReceiver();
+  receivers.push(receiver);
+  const run = await runNode(['--require', 'nous-session-invariant/register', `test/fixtures/zero-code/${app}`], {
+    FAKE_PROVIDER_URL: provider.openaiBaseURL,
+    FAKE_ANTHROPIC_URL: provider.anthropicBaseURL,
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    ...env,
+  });
+  expect(run.stdout, run.stderr).toContain('agent done');
+  const violations = receiver.points('nous.session.invariant.violation');
+  return {
+    kinds: violations.flatMap((p) => Array<string>(p.value).fill(p.attributes['nous.session.invariant.kind'] as string)).sort(),
+    checks: receiver.points('nous.session.invariant.checks').reduce((n, p) => n + p.value, 0),
+    logs: [...new Set([...violations, ...receiver.points('nous.session.invariant.checks')].map((p) => p.attributes['nous.session.invariant.log']))],
+  };
+}
+
+const FAULTS: Array<[fault: string, kind: string]> = [
+  ['drop-old-turn', 'missing_message'],
+  ['drop-last-reply', 'missing_message'],
+  ['duplicate', 'extra_message'],
+  ['rewrite-tool-result', 'missing_message'],
+  ['reorder', 'order'],
+  ['invent-reply', 'extra_message'],
+];
+
+describe.each([
+  { app: 'openai-chat.cjs', stream: '0' },
+  { app: 'openai-chat.cjs', stream: '1' },
+])('openai chat completions, zero code (stream $stream)', ({ app, stream }) => {
+  it.concurrent('a correct tool loop stays silent, every request checked against the implicit log', async () => {
+    const result = await runApp(app, { STREAM: stream });
+    expect(result.kinds).toEqual([]);
+    expect(result.checks).toBe(9);
+    expect(result.logs).toEqual(['implicit']);
+  });
+
+  it.concurrent.each(FAULTS)('%s is reported once as %s', async (fault, kind) => {
+    const result = await runApp(app, { STREAM: stream, FAULT: fault });
+    expect(result.kinds).toEqual([kind]);
+  });
+});
+
+describe('openai responses, zero code', () => {
+  it.concurrent('a correct tool loop re-sending response items stays silent', async () => {
+    const result = await runApp('openai-responses.cjs', {});
+    expect(result.kinds).toEqual([]);
+    expect(result.checks).toBe(9);
+  });
+
+  // Function calls join the assistant message item before them: the reordered answer, moved in front of
+  // the next turn's calls, becomes part of another message, so the reorder reports as missing_message.
+  const responsesFaults = FAULTS.map(([fault, kind]): [string, string] => [fault, fault === 'reorder' ? 'missing_message' : kind]);
+  it.concurrent.each(responsesFaults)('%s is reported once as %s', async (fault, kind) => {
+    expect((await runApp('openai-responses.cjs', { FAULT: fault })).kinds).toEqual([kind]);
+  });
+});
+
+describe.each(['0', '1'])('anthropic messages, zero code (stream %s)', (stream) => {
+  it.concurrent('a correct tool loop with moving cache_control markers and a prefill stays silent', async () => {
+    const result = await runApp('anthropic-messages.cjs', { STREAM: stream });
+    expect(result.kinds).toEqual([]);
+    expect(result.checks).toBe(11);
+  });
+
+  it.concurrent.each(FAULTS)('%s is reported once as %s', async (fault, kind) => {
+    expect((await runApp('anthropic-messages.cjs', { STREAM: stream, FAULT: fault })).kinds).toEqual([kind]);
+  });
+});
