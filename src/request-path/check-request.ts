@@ -25,7 +25,12 @@ import { uncheckedReason } from './log-guards';
 
 /** What the seam reports back once the model has answered: its reply, in canonical form. */
 export interface PendingReply {
-  reply(messages: readonly Message[]): void;
+  /**
+   * The model's reply. `items` are the reply's items by provider id (the
+   * Responses output's message items), for later requests that refer to
+   * them instead of re-sending them.
+   */
+  reply(messages: readonly Message[], items?: ReadonlyArray<readonly [id: string, message: Message]>): void;
 }
 
 const isStrictViolation = (error: unknown): boolean => error instanceof SessionInvariantViolation;
@@ -63,6 +68,10 @@ export function checkModelRequest(request: ModelRequest, call: CallOptions, seam
         mayThrow: seam.mayThrow,
       };
       const log = call.log ?? session?.log;
+      if (log !== undefined && request.references !== undefined) {
+        warnOnce(`references:${request.provider}`, `requests that refer to stored items (item_reference) keep part of the conversation on the provider's side; they are not checked against a bound log`);
+        return undefined;
+      }
       if (log !== undefined) {
         const unchecked = uncheckedReason(log);
         if (unchecked !== undefined) {

@@ -17,6 +17,13 @@ export interface ModelRequest {
    * request carries only what is new, so there is nothing to reconstruct.
    */
   stateful?: string | undefined;
+  /**
+   * Ids of items the request refers to instead of carrying them (Responses
+   * `item_reference`, which the AI SDK sends for stored replies). A bound
+   * log cannot reconstruct them, so such a request is not checked against
+   * one; the implicit log resolves them to the replies it observed.
+   */
+  references?: readonly string[] | undefined;
   /** The request's own span, when the seam knows it; else the active span. */
   span?: Span | undefined;
   /** The wire format of the HTTP response, when the seam can read the model's reply from it. */

@@ -23,7 +23,9 @@ afterAll(async () => {
 async function runApp(app: string, env: Record<string, string>): Promise<{ kinds: string[]; checks: number; logs: unknown[] }> {
   const receiver = await startOtlpReceiver();
   receivers.push(receiver);
-  const run = await runNode(['--require', 'nous-session-invariant/register', `test/fixtures/zero-code/${app}`], {
+  const flag = app.endsWith('.mjs') ? '--import' : '--require';
+  const run = await runNode([flag, 'nous-session-invariant/register', `test/fixtures/zero-code/${app}`], {
+    ...(process.env.SDK_ROOT ? { SDK_ROOT: process.env.SDK_ROOT } : {}),
     FAKE_PROVIDER_URL: provider.openaiBaseURL,
     FAKE_ANTHROPIC_URL: provider.anthropicBaseURL,
     OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
@@ -55,7 +57,7 @@ describe.each([
   it.concurrent('a correct tool loop stays silent, every request checked against the implicit log', async () => {
     const result = await runApp(app, { STREAM: stream });
     expect(result.kinds).toEqual([]);
-    expect(result.checks).toBe(9);
+    expect(result.checks).toBe(10);
     expect(result.logs).toEqual(['implicit']);
   });
 
@@ -69,7 +71,7 @@ describe('openai responses, zero code', () => {
   it.concurrent('a correct tool loop re-sending response items stays silent', async () => {
     const result = await runApp('openai-responses.cjs', {});
     expect(result.kinds).toEqual([]);
-    expect(result.checks).toBe(9);
+    expect(result.checks).toBe(10);
   });
 
   // Function calls join the assistant message item before them: the reordered answer, moved in front of
@@ -84,10 +86,42 @@ describe.each(['0', '1'])('anthropic messages, zero code (stream %s)', (stream) 
   it.concurrent('a correct tool loop with moving cache_control markers and a prefill stays silent', async () => {
     const result = await runApp('anthropic-messages.cjs', { STREAM: stream });
     expect(result.kinds).toEqual([]);
-    expect(result.checks).toBe(11);
+    expect(result.checks).toBe(12);
   });
 
   it.concurrent.each(FAULTS)('%s is reported once as %s', async (fault, kind) => {
     expect((await runApp('anthropic-messages.cjs', { STREAM: stream, FAULT: fault })).kinds).toEqual([kind]);
+  });
+});
+
+describe.each(['chat', 'responses'])('Vercel AI SDK, zero code (%s API)', (api) => {
+  const faults = FAULTS.filter(([fault]) => fault !== 'drop-last-reply');
+  it.concurrent('a correct multi-step tool loop stays silent', async () => {
+    const result = await runApp('ai-sdk.mjs', { API: api });
+    expect(result.kinds).toEqual([]);
+    expect(result.checks).toBe(10);
+  });
+
+  it.concurrent("the app's middleware trimming old tool results is caught in what the provider is sent", async () => {
+    // Each later request trims one more result the model saw whole: four rewrites, each reported.
+    const result = await runApp('ai-sdk.mjs', { API: api, FAULT: 'middleware-trims-tool-results' });
+    expect(result.kinds).toEqual(Array(4).fill('missing_message'));
+  });
+
+  // The AI SDK refers to stored replies (item_reference) instead of re-sending them: no regrouping, a reorder is an order.
+  it.concurrent.each(faults)('%s is reported once as %s', async (fault, kind) => {
+    expect((await runApp('ai-sdk.mjs', { API: api, FAULT: fault })).kinds).toEqual([kind]);
+  });
+});
+
+describe('OpenAI Agents SDK, zero code', () => {
+  it.concurrent('a correct tool loop, run after run, stays silent', async () => {
+    const result = await runApp('openai-agents.cjs', {});
+    expect(result.kinds).toEqual([]);
+    expect(result.checks).toBe(10);
+  });
+
+  it.concurrent.each(FAULTS.filter(([fault]) => fault !== 'drop-last-reply'))('%s is reported once as %s', async (fault, kind) => {
+    expect((await runApp('openai-agents.cjs', { FAULT: fault })).kinds).toEqual([fault === 'reorder' ? 'missing_message' : kind]);
   });
 });

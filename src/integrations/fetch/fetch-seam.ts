@@ -34,7 +34,7 @@ export function observeFetch(): () => void {
     const response = original.call(this, input, init);
     if (pending) {
       void response.then(
-        (r) => contained(SEAM.name, () => observeReply(r, pending.format, (messages) => pending.pending.reply(messages)), undefined),
+        (r) => contained(SEAM.name, () => observeReply(r, pending.format, (reply) => pending.pending.reply(reply.messages, reply.items)), undefined),
         () => {},
       );
     }

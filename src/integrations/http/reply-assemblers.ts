@@ -8,25 +8,42 @@ import { fromAnthropicReply } from '../anthropic/adapter';
 import { fromOpenAIChat } from '../openai/chat-adapter';
 import { fromOpenAIResponsesOutput } from '../openai/responses-adapter';
 
+/** The model's reply, and its items by provider id (a later request may refer to them instead of re-sending them). */
+export interface Reply {
+  messages: Message[];
+  items?: Array<readonly [id: string, message: Message]>;
+}
+
 /** Collects a streamed reply event by event; `reply()` once the stream ended. */
 export interface ReplyAssembler {
   event(data: unknown, name: string | undefined): void;
-  reply(): Message[] | undefined;
+  reply(): Reply | undefined;
 }
 
 /** The reply in a JSON response body. */
-export function replyFromBody(format: ReplyFormat, body: unknown): Message[] | undefined {
+export function replyFromBody(format: ReplyFormat, body: unknown): Reply | undefined {
   if (!isObject(body)) return undefined;
   switch (format) {
     case 'openai.chat': {
       const choice = Array.isArray(body.choices) ? (body.choices[0] as unknown) : undefined;
-      return isObject(choice) && isObject(choice.message) ? fromOpenAIChat([choice.message]) : undefined;
+      return isObject(choice) && isObject(choice.message) ? { messages: fromOpenAIChat([choice.message]) } : undefined;
     }
     case 'openai.responses':
-      return Array.isArray(body.output) ? fromOpenAIResponsesOutput(body.output) : undefined;
+      return Array.isArray(body.output) ? responsesReply(body.output) : undefined;
     case 'anthropic.messages':
-      return Array.isArray(body.content) ? fromAnthropicReply(body.content) : undefined;
+      return Array.isArray(body.content) ? { messages: fromAnthropicReply(body.content) } : undefined;
   }
+}
+
+/** A Responses output as a reply: its messages, and each message item by id. */
+function responsesReply(output: unknown[]): Reply {
+  const items: Array<readonly [string, Message]> = [];
+  for (const item of output) {
+    if (!isObject(item) || item.type !== 'message' || typeof item.id !== 'string') continue;
+    const [message] = fromOpenAIResponsesOutput([item]);
+    if (message) items.push([item.id, message]);
+  }
+  return { messages: fromOpenAIResponsesOutput(output), items };
 }
 
 export function replyAssembler(format: ReplyFormat): ReplyAssembler {
@@ -72,7 +89,7 @@ function chatAssembler(): ReplyAssembler {
       const message: Record<string, unknown> = { role: 'assistant', content: sawText ? text : null };
       const toolCalls = calls.filter((c) => c !== undefined).map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }));
       if (toolCalls.length > 0) message.tool_calls = toolCalls;
-      return fromOpenAIChat([message]);
+      return { messages: fromOpenAIChat([message]) };
     },
   };
 }
@@ -85,7 +102,7 @@ function responsesAssembler(): ReplyAssembler {
       if (!isObject(data) || data.type !== 'response.completed' || !isObject(data.response)) return;
       if (Array.isArray(data.response.output)) output = data.response.output;
     },
-    reply: () => (output === undefined ? undefined : fromOpenAIResponsesOutput(output)),
+    reply: () => (output === undefined ? undefined : responsesReply(output)),
   };
 }
 
@@ -113,7 +130,7 @@ function anthropicAssembler(): ReplyAssembler {
       const content = blocks
         .filter((b) => b !== undefined)
         .map(({ json, ...block }) => (json === undefined ? block : { ...block, input: parseOr(json, block.input) }));
-      return fromAnthropicReply(content);
+      return { messages: fromAnthropicReply(content) };
     },
   };
 }

@@ -3,10 +3,9 @@
 // background, bounded in size, every failure swallowed. A reply that cannot
 // be read is simply not observed, and the next request supplies it.
 
-import type { Message } from '../../invariant/messages';
 import type { ReplyFormat } from '../../request-path/model-request';
 import { reportInternalError } from '../../telemetry/internal-error';
-import { replyAssembler, replyFromBody } from './reply-assemblers';
+import { replyAssembler, replyFromBody, type Reply } from './reply-assemblers';
 import { EventStreamParser } from './server-sent-events';
 
 /** A reply body longer than this is not read further (its branch of the body is cancelled). */
@@ -24,7 +23,7 @@ export interface ResponseLike {
  * Clones `response` and hands the reply it carries to `onReply` once read.
  * Returns at once; never throws; the caller's response is the one it passed.
  */
-export function observeReply(response: unknown, format: ReplyFormat, onReply: (messages: Message[]) => void): void {
+export function observeReply(response: unknown, format: ReplyFormat, onReply: (reply: Reply) => void): void {
   let copy: ResponseLike;
   try {
     const r = response as ResponseLike;
@@ -34,10 +33,10 @@ export function observeReply(response: unknown, format: ReplyFormat, onReply: (m
     return; // the body was already used, or this is not a fetch Response
   }
   void readReply(copy, format).then(
-    (messages) => {
-      if (messages === undefined || messages.length === 0) return;
+    (reply) => {
+      if (reply === undefined || reply.messages.length === 0) return;
       try {
-        onReply(messages);
+        onReply(reply);
       } catch (error) {
         reportInternalError('reading a reply', error);
       }
@@ -46,7 +45,7 @@ export function observeReply(response: unknown, format: ReplyFormat, onReply: (m
   );
 }
 
-async function readReply(response: ResponseLike, format: ReplyFormat): Promise<Message[] | undefined> {
+async function readReply(response: ResponseLike, format: ReplyFormat): Promise<Reply | undefined> {
   const body = response.body;
   if (body === null) return undefined;
   const reader = body.getReader();

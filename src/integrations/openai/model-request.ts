@@ -1,11 +1,23 @@
 // Which OpenAI SDK requests are model requests, and their messages in canonical form.
 
+import { isObject } from '../../adapters/canonical';
+import { MAX_REQUEST_MESSAGES } from '../../invariant/check';
 import type { ModelRequest } from '../../request-path/model-request';
 import { modelOf, postBody, type RequestOptions } from '../sdk-client/request-options';
 import { fromOpenAIChat } from './chat-adapter';
 import { fromOpenAIResponses } from './responses-adapter';
 
 export const OPENAI_PROVIDER = 'openai';
+
+/** The ids of `item_reference` items in a Responses input. */
+function referencedItems(input: unknown): string[] {
+  if (!Array.isArray(input) || input.length > MAX_REQUEST_MESSAGES) return [];
+  const ids: string[] = [];
+  for (const item of input as unknown[]) {
+    if (isObject(item) && item.type === 'item_reference' && typeof item.id === 'string') ids.push(item.id);
+  }
+  return ids;
+}
 
 /**
  * Chat Completions and Responses requests (Azure's deployment paths
@@ -29,7 +41,8 @@ export function openAIBodyRequest(path: string, body: Record<string, unknown>): 
     if (body.previous_response_id != null || body.conversation != null) {
       return { provider: OPENAI_PROVIDER, model, messages: [], stateful: 'previous_response_id or conversation' };
     }
-    return { provider: OPENAI_PROVIDER, model, messages: fromOpenAIResponses(body), replyFormat: 'openai.responses' };
+    const references = referencedItems(body.input);
+    return { provider: OPENAI_PROVIDER, model, messages: fromOpenAIResponses(body), replyFormat: 'openai.responses', ...(references.length > 0 ? { references } : {}) };
   }
   return undefined;
 }

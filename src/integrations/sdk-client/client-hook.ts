@@ -125,7 +125,7 @@ function readReplies(original: FetchWithTimeout): FetchWithTimeout {
     const awaiting =
       (typeof init === 'object' && init !== null ? awaitingByInit.get(init) : undefined) ??
       (typeof options === 'object' && options !== null ? awaitingByOptions.get(options) : undefined);
-    if (awaiting) observeReply(response, awaiting.format, (messages) => awaiting.pending.reply(messages));
+    if (awaiting) observeReply(response, awaiting.format, (reply) => awaiting.pending.reply(reply.messages, reply.items));
     return response;
   };
 }

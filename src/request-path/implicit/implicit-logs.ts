@@ -15,6 +15,7 @@ import { actOnCheck, type CheckReaction } from '../../invariant/verify';
 import type { CheckResult, ViolationDetails } from '../../invariant/violation';
 import { describeThrown } from '../../result';
 import type { InvariantInstruments } from '../../telemetry/instruments';
+import { warnOnce } from '../../telemetry/logger';
 import { ATTR_EVICTION_REASON } from '../../telemetry/semconv';
 import type { PendingReply } from '../check-request';
 import type { ModelRequest } from '../model-request';
@@ -22,7 +23,7 @@ import { currentRun, type RunKey } from '../run';
 import { Conversation } from './conversation';
 import { ConversationStore, type StoreLimits } from './conversation-store';
 import { mergePrefill } from './prefill';
-import { RecentReplies } from './reply-set';
+import { Lru } from './lru';
 
 export interface ImplicitLogSettings extends StoreLimits {
   /** A clock in milliseconds (tests inject one). */
@@ -54,7 +55,14 @@ export interface ImplicitOutcome {
 
 export class ImplicitLogs {
   readonly #store: ConversationStore;
-  readonly #replies = new RecentReplies(10_000);
+  /**
+   * Fingerprints of the replies models sent recently, in any conversation: an
+   * assistant message one agent hands another (a sub-agent's answer in a
+   * supervisor's history) was sent by a model, just not in this conversation.
+   */
+  readonly #replies = new Lru<Fingerprint, true>(10_000);
+  /** Reply items by provider id, for requests that refer to them (`item_reference`) instead of re-sending them. */
+  readonly #items = new Lru<string, Fingerprint>(10_000);
   readonly #now: () => number;
 
   constructor(settings: ImplicitLogSettings, instruments: () => InvariantInstruments) {
@@ -80,7 +88,12 @@ export class ImplicitLogs {
     }
     let seen: Seen;
     try {
-      seen = { messages, fingerprints: messages.map((m: unknown) => fingerprintOf(m, FINGERPRINT_OPTIONS)) };
+      const fingerprints = messages.map((m: unknown) => this.#fingerprint(m));
+      if (fingerprints.includes(UNRESOLVED)) {
+        warnOnce('unresolved-reference', 'a request refers to stored items (item_reference) this process never saw as replies; it is not checked');
+        return {};
+      }
+      seen = { messages, fingerprints };
       pairing(messages); // reads every entry once: an unreadable one is reported here, not half-way through
     } catch (error) {
       return { violation: report(invalid(`the request could not be read: ${describeThrown(error)}`), reaction) };
@@ -130,6 +143,13 @@ export class ImplicitLogs {
     return invented;
   }
 
+  /** A request entry's fingerprint; a reference to a stored reply item stands for that item. */
+  #fingerprint(entry: unknown): Fingerprint {
+    const reference = referenceId(entry);
+    if (reference === undefined) return fingerprintOf(entry, FINGERPRINT_OPTIONS);
+    return this.#items.get(reference) ?? UNRESOLVED;
+  }
+
   #extend(conversation: Conversation, seen: Seen, offset: number, run: RunKey | undefined, now: number, captureContent: boolean): void {
     for (let i = offset + conversation.length; i < seen.messages.length; i++) {
       conversation.fingerprints.push(seen.fingerprints[i]!);
@@ -157,7 +177,7 @@ export class ImplicitLogs {
     const expected = conversation.length;
     const prefill = endsInAssistant(seen) ? seen.messages[seen.messages.length - 1] : undefined;
     return {
-      reply: (messages) => {
+      reply: (messages, items) => {
         if (conversation.length !== expected || conversation.lastRequest.replyObserved || messages.length === 0) return;
         const reply = prefill === undefined ? messages : [mergePrefill(prefill, messages[0]!), ...messages.slice(1)];
         if (prefill !== undefined) {
@@ -168,8 +188,9 @@ export class ImplicitLogs {
           const fingerprint = fingerprintOf(message, FINGERPRINT_OPTIONS);
           conversation.fingerprints.push(fingerprint);
           conversation.sketches.push(storedSketch(message, false));
-          this.#replies.add(fingerprint);
+          this.#replies.set(fingerprint, true);
         }
+        for (const [id, message] of items ?? []) this.#items.set(id, fingerprintOf(message, FINGERPRINT_OPTIONS));
         conversation.lastRequest.replyObserved = true;
       },
     };
@@ -295,6 +316,15 @@ function pairing(messages: readonly Message[]): ViolationDetails | undefined {
     }
   }
   return undefined;
+}
+
+/** Marks a reference to an item this process never saw. */
+const UNRESOLVED = -1;
+
+function referenceId(entry: unknown): string | undefined {
+  if (typeof entry !== 'object' || entry === null) return undefined;
+  const e = entry as { type?: unknown; id?: unknown };
+  return e.type === 'item_reference' && typeof e.id === 'string' ? e.id : undefined;
 }
 
 function endsInAssistant(seen: Seen): boolean {
