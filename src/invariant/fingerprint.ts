@@ -31,19 +31,25 @@ export interface FingerprintOptions {
  * throw; callers guard).
  */
 export function fingerprintOf(entry: unknown, options: FingerprintOptions = {}): Fingerprint {
-  if (typeof entry !== 'object' || entry === null) return finish(mix(seed(T_NOT_A_MESSAGE), hashValue(entry, newWalk())));
+  if (typeof entry !== 'object' || entry === null) return tagged(T_NOT_A_MESSAGE, hashValue(entry, newWalk()));
   const m = entry as Record<string, unknown>;
   const role = m.role;
   if (role === 'system') return SYSTEM_FINGERPRINT;
   const walk = newWalk();
-  let h = seed(T_MESSAGE);
-  h = mix(h, typeof role === 'string' ? hashString(role, T_STRING) : hashValue(role, walk));
-  h = mix(h, contentHash(m.content, role === 'assistant', walk));
-  h = mix(h, toolCallsHash(m.toolCalls, walk));
-  h = mix(h, hashValue(m.toolCallId ?? null, walk));
+  // Every part is hashed before the message's own state is seeded: nested hashing reuses the state.
+  const roleHash = typeof role === 'string' ? hashString(role, T_STRING) : hashValue(role, walk);
+  const contentPart = contentHash(m.content, role === 'assistant', walk);
+  const callsPart = toolCallsHash(m.toolCalls, walk);
+  const idPart = hashValue(m.toolCallId ?? null, walk);
   const name = role === 'assistant' || (role === 'tool' && options.ignoreToolResultName) ? null : (m.name ?? null);
-  h = mix(h, hashValue(name, walk));
-  const fingerprint = finish(h);
+  const namePart = hashValue(name, walk);
+  seed(T_MESSAGE);
+  mix(roleHash);
+  mix(contentPart);
+  mix(callsPart);
+  mix(idPart);
+  mix(namePart);
+  const fingerprint = finish();
   return fingerprint === SYSTEM_FINGERPRINT ? fingerprint + 1 : fingerprint;
 }
 
@@ -66,6 +72,7 @@ const T_ARGS_TEXT = 0x0f;
 const T_CALLS = 0x10;
 const T_NOT_A_LIST = 0x11;
 const T_PAIR = 0x12;
+const T_CALL = 0x13;
 
 /** Arrays longer than this are hashed by length alone: a sparse `length = 2**32 - 1` must not be walked. */
 const MAX_HASHED_ARRAY = 1_000_000;
@@ -92,28 +99,29 @@ function contentHash(content: unknown, assistant: boolean, walk: Walk): number {
 
 function toolCallsHash(toolCalls: unknown, walk: Walk): number {
   if (toolCalls === undefined || toolCalls === null) return T_CALLS;
-  if (!Array.isArray(toolCalls)) return finish(mix(seed(T_NOT_A_LIST), hashValue(toolCalls, walk)));
-  if (toolCalls.length > MAX_HASHED_ARRAY) return finish(mix(seed(T_TOO_LONG), toolCalls.length));
-  let h = seed(T_CALLS);
-  for (let i = 0; i < toolCalls.length; i++) {
-    const call: unknown = toolCalls[i];
-    if (typeof call !== 'object' || call === null) {
-      h = mix(h, hashValue(call, walk));
-      continue;
-    }
-    const c = call as Record<string, unknown>;
-    h = mix(h, hashValue(c.id, walk));
-    h = mix(h, hashValue(c.name, walk));
-    h = mix(h, argumentsHash(c.arguments, walk));
-  }
-  return toolCalls.length === 0 ? T_CALLS : finish(h);
+  if (!Array.isArray(toolCalls)) return tagged(T_NOT_A_LIST, hashValue(toolCalls, walk));
+  if (toolCalls.length === 0) return T_CALLS;
+  return sequence(T_CALLS, toolCalls, walk, toolCallHash);
+}
+
+function toolCallHash(call: unknown, walk: Walk): number {
+  if (typeof call !== 'object' || call === null) return hashValue(call, walk);
+  const c = call as Record<string, unknown>;
+  const id = hashValue(c.id, walk);
+  const name = hashValue(c.name, walk);
+  const args = argumentsHash(c.arguments, walk);
+  seed(T_CALL);
+  mix(id);
+  mix(name);
+  mix(args);
+  return finish();
 }
 
 /** A JSON string hashes as the value it parses to, so it matches that value in any spacing or key order. */
 function argumentsHash(args: unknown, walk: Walk): number {
-  if (typeof args !== 'string') return finish(mix(seed(T_ARGS_VALUE), hashValue(args, walk)));
+  if (typeof args !== 'string') return tagged(T_ARGS_VALUE, hashValue(args, walk));
   const parsed = parseJson(args);
-  return parsed ? finish(mix(seed(T_ARGS_VALUE), hashValue(parsed.value, walk))) : hashString(args, T_ARGS_TEXT);
+  return parsed ? tagged(T_ARGS_VALUE, hashValue(parsed.value, walk)) : hashString(args, T_ARGS_TEXT);
 }
 
 /** Structural hash: arrays in order, objects by the sum of their key/value pairs (order-free), `undefined` keys absent. */
@@ -122,7 +130,7 @@ function hashValue(value: unknown, walk: Walk): number {
     case 'string':
       return hashString(value, T_STRING);
     case 'number':
-      return finish(mix(seed(T_NUMBER), numberBits(value)));
+      return tagged(T_NUMBER, numberBits(value));
     case 'boolean':
       return value ? T_TRUE : T_FALSE;
     case 'undefined':
@@ -130,10 +138,10 @@ function hashValue(value: unknown, walk: Walk): number {
     case 'object':
       break;
     default:
-      return finish(mix(seed(T_OTHER), hashString(typeof value, T_STRING)));
+      return tagged(T_OTHER, hashString(typeof value, T_STRING));
   }
   if (value === null) return T_NULL;
-  if (value instanceof Date) return finish(mix(seed(T_DATE), numberBits(value.getTime())));
+  if (value instanceof Date) return tagged(T_DATE, numberBits(value.getTime()));
   if (walk.path.includes(value)) return T_CYCLE;
   if (walk.memo === undefined && ++walk.nodes > NODES_BEFORE_MEMO) walk.memo = new Map();
   const known = walk.memo?.get(value);
@@ -146,10 +154,34 @@ function hashValue(value: unknown, walk: Walk): number {
 }
 
 function hashArray(array: unknown[], walk: Walk): number {
-  if (array.length > MAX_HASHED_ARRAY) return finish(mix(seed(T_TOO_LONG), array.length));
-  let h = seed(T_ARRAY);
-  for (let i = 0; i < array.length; i++) h = mix(h, hashValue(array[i], walk));
-  return finish(mix(h, array.length));
+  return sequence(T_ARRAY, array, walk, hashValue);
+}
+
+/** An ordered hash of `items`, each hashed by `hashItem`; the state is saved around every item, which may hash nested values. */
+function sequence(tag: number, items: readonly unknown[], walk: Walk, hashItem: (item: unknown, walk: Walk) => number): number {
+  if (items.length > MAX_HASHED_ARRAY) return tagged(T_TOO_LONG, items.length);
+  seed(tag);
+  let a = laneA;
+  let b = laneB;
+  for (let i = 0; i < items.length; i++) {
+    const item = hashItem(items[i], walk);
+    laneA = a;
+    laneB = b;
+    mix(item);
+    a = laneA;
+    b = laneB;
+  }
+  laneA = a;
+  laneB = b;
+  mix(items.length);
+  return finish();
+}
+
+/** The hash of one already-hashed value under a tag. */
+function tagged(tag: number, value: number): number {
+  seed(tag);
+  mix(value);
+  return finish();
 }
 
 function hashObject(obj: Record<string, unknown>, walk: Walk): number {
@@ -160,39 +192,51 @@ function hashObject(obj: Record<string, unknown>, walk: Walk): number {
     if (!Object.prototype.hasOwnProperty.call(obj, key)) continue;
     const item = obj[key];
     if (item === undefined) continue;
-    const pair = finish(mix(mix(seed(T_PAIR), hashString(key, T_STRING)), hashValue(item, walk)));
+    const valueHash = hashValue(item, walk);
+    seed(T_PAIR);
+    mix(hashString(key, T_STRING));
+    mix(valueHash);
+    const pair = finish();
     // Summing the pairs' hashes makes the object's hash independent of key order.
-    lo = (lo + (pair % 0x100000000)) | 0;
-    hi = (hi + Math.floor(pair / 0x100000000)) | 0;
+    lo = (lo + (pair >>> 0)) | 0;
+    hi = (hi + ((pair / 0x100000000) | 0)) | 0;
     count++;
   }
-  return finish(mix(mix(mix(seed(T_OBJECT), lo), hi), count));
+  seed(T_OBJECT);
+  mix(lo >>> 0);
+  mix(hi >>> 0);
+  mix(count);
+  return finish();
 }
 
-// Two 32-bit lanes (cyrb53), carried as one double: lanes never exceed 32 bits each.
+// Two 32-bit lanes (cyrb53-style). `seed` and `mix` work on one module-level
+// state instead of allocating one per value: hashing runs once per message
+// of every request, so it must not feed the garbage collector. A caller that
+// hashes a nested value in between saves and restores the state (`mixChild`).
 
-interface Lanes {
-  a: number;
-  b: number;
+let laneA = 0;
+let laneB = 0;
+
+function seed(tag: number): void {
+  laneA = Math.imul(0xdeadbeef ^ tag, 2654435761);
+  laneB = Math.imul(0x41c6ce57 ^ tag, 1597334677);
 }
 
-function seed(tag: number): Lanes {
-  return { a: Math.imul(0xdeadbeef ^ tag, 2654435761), b: Math.imul(0x41c6ce57 ^ tag, 1597334677) };
+/** Mixes a 53-bit integer into the state. */
+function mix(n: number): void {
+  // For a non-negative integer below 2**53: ToUint32 is the low word, and the quotient truncates to the high one.
+  const lo = n >>> 0;
+  const hi = (n / 0x100000000) | 0;
+  laneA = Math.imul(Math.imul(laneA ^ lo, 2654435761) ^ hi, 1597334677);
+  laneB = Math.imul(Math.imul(laneB ^ lo, 1597334677) ^ hi, 2654435761);
 }
 
-function mix(h: Lanes, n: number): Lanes {
-  const lo = n % 0x100000000 | 0;
-  const hi = Math.floor(n / 0x100000000) | 0;
-  h.a = Math.imul(h.a ^ lo, 2654435761);
-  h.b = Math.imul(h.b ^ lo, 1597334677);
-  h.a = Math.imul(h.a ^ hi, 1597334677);
-  h.b = Math.imul(h.b ^ hi, 2654435761);
-  return h;
+/** The state as a 53-bit integer. */
+function finish(): number {
+  return finishLanes(laneA, laneB);
 }
 
-function finish(h: Lanes): number {
-  let a = h.a;
-  let b = h.b;
+function finishLanes(a: number, b: number): number {
   a = Math.imul(a ^ (a >>> 16), 2246822507);
   a ^= Math.imul(b ^ (b >>> 13), 3266489909);
   b = Math.imul(b ^ (b >>> 16), 2246822507);
@@ -200,15 +244,22 @@ function finish(h: Lanes): number {
   return 4294967296 * (2097151 & b) + (a >>> 0);
 }
 
+/** Two UTF-16 units per step: the loop runs once per pair of characters, which halves the multiplications. */
 function hashString(s: string, tag: number): number {
   let a = 0xdeadbeef ^ tag;
   let b = 0x41c6ce57 ^ s.length;
-  for (let i = 0; i < s.length; i++) {
-    const ch = s.charCodeAt(i);
-    a = Math.imul(a ^ ch, 2654435761);
-    b = Math.imul(b ^ ch, 1597334677);
+  const even = s.length & ~1;
+  for (let i = 0; i < even; i += 2) {
+    const pair = (s.charCodeAt(i) << 16) | s.charCodeAt(i + 1);
+    a = Math.imul(a ^ pair, 2654435761);
+    b = Math.imul(b ^ pair, 1597334677);
   }
-  return finish({ a, b });
+  if (even !== s.length) {
+    const last = s.charCodeAt(even);
+    a = Math.imul(a ^ last, 2654435761);
+    b = Math.imul(b ^ last, 1597334677);
+  }
+  return finishLanes(a, b);
 }
 
 const numberView = new Float64Array(1);

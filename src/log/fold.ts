@@ -2,6 +2,7 @@
 
 import type { Message, Role } from '../invariant/messages';
 import { isSurfaceType, positionOf, type SessionEvent, type SurfaceEventType } from './events';
+import { defineTimeField } from './frozen-time';
 import { IntervalSet } from './interval-set';
 
 const ROLE_OF: Readonly<Record<SurfaceEventType, Role>> = {
@@ -39,7 +40,7 @@ export function projectEvent(event: SessionEvent): Message {
   if ('name' in data) message.name = data.name ?? null;
   if ('reasoningContent' in data) message.reasoningContent = data.reasoningContent ?? null;
   message.metadata = (data.metadata ?? NO_METADATA) as Record<string, unknown>;
-  Object.defineProperty(message, 'createdAt', { get: () => event.time, enumerable: true });
+  defineTimeField(message, 'createdAt', event.time.getTime());
   return Object.freeze(message);
 }
 

@@ -5,6 +5,7 @@ import { describeThrown, refusal, type Outcome } from '../result';
 import { InvalidEventError, describe, isSurfaceType, positionOf, prepareEventData, prepareTime, type EventData, type EventType, type SessionEvent } from './events';
 import { appendOrWarn } from './append-message';
 import { projectEvent, visibleSurface } from './fold';
+import { defineTimeField } from './frozen-time';
 
 /** What `append` returns: the stored event, or why the event was refused. */
 export type AppendResult = Outcome<{ event: SessionEvent }, { error: InvalidEventError }>;
@@ -34,7 +35,7 @@ function pushMessage(fold: Fold, event: SessionEvent, message: Message): void {
 /** A frozen event whose `time` is a fresh Date on every read, so the stored time cannot be changed. */
 function storedEvent(seq: number, type: EventType, ms: number, data: Readonly<EventData>): SessionEvent {
   const event = { seq, type } as { seq: number; type: EventType; time: Date; data: Readonly<EventData> };
-  Object.defineProperty(event, 'time', { get: () => new Date(ms), enumerable: true });
+  defineTimeField(event, 'time', ms);
   event.data = data;
   return Object.freeze(event);
 }
