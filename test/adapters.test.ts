@@ -12,6 +12,20 @@ function expectSameFingerprints(actual: readonly Message[], expected: readonly M
   actual.forEach((m, i) => expect(messagesMatch(m, expected[i]!), `message ${i}: ${JSON.stringify(m)} vs ${JSON.stringify(expected[i])}`).toBe(true));
 }
 
+describe('adapters: a tool call logged without arguments', () => {
+  it('passes the check after a round trip through every adapter (they send {} or "{}")', () => {
+    const log = SessionLog.seed([
+      { role: 'user', content: 'what time is it?' },
+      { role: 'assistant', content: null, toolCalls: [{ id: 'c1', name: 'now' }] },
+      { role: 'tool', content: '12:00', toolCallId: 'c1', name: 'now' },
+    ]);
+    const fold = log.deriveMessages();
+    expect(check(log, fromOpenAIChat(JSON.parse(JSON.stringify(toOpenAIChat(fold)))))).toEqual({ ok: true });
+    expect(check(log, fromOpenAIResponses({ input: JSON.parse(JSON.stringify(toOpenAIResponses(fold))) }))).toEqual({ ok: true });
+    expect(check(log, fromAnthropic(JSON.parse(JSON.stringify(toAnthropic(fold)))))).toEqual({ ok: true });
+  });
+});
+
 describe('adapters: canonical -> provider -> canonical is the identity on the compared fields', () => {
   it('OpenAI Chat Completions', () => {
     fc.assert(

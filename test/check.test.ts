@@ -53,6 +53,8 @@ describe('check: behaviour.md section 3 cases', () => {
       logLength: 5,
       extra: [{ role: 'user', preview: 'ghost', toolCalls: 0, toolCallId: null, name: null }],
       missing: [],
+      extraCount: 1,
+      missingCount: 0,
     });
   });
 
@@ -67,7 +69,7 @@ describe('check: behaviour.md section 3 cases', () => {
   it('a reversed two-message transcript gives order at 0 with equal lengths and empty lists', () => {
     const log = chatLog(['user', 'a'], ['assistant', 'b']);
     const violation = violationOf(log, [...log.deriveMessages()].reverse());
-    expect(violation).toEqual({ kind: 'order', index: 0, requestLength: 2, logLength: 2, extra: [], missing: [] });
+    expect(violation).toEqual({ kind: 'order', index: 0, requestLength: 2, logLength: 2, extra: [], missing: [], extraCount: 0, missingCount: 0 });
   });
 
   it('an orphan passes reconstruction and gives orphaned_tool_result', () => {
@@ -107,6 +109,8 @@ describe('check: behaviour.md section 3 cases', () => {
       logLength: 2,
       extra: [{ role: 'system' }],
       missing: [],
+      extraCount: 1,
+      missingCount: 0,
     });
   });
 
@@ -142,6 +146,8 @@ describe('check: behaviour.md section 3 cases', () => {
       logLength: 3,
       extra: [],
       missing: [{ role: 'system' }],
+      extraCount: 0,
+      missingCount: 1,
     });
   });
 
@@ -184,6 +190,8 @@ describe('check: sketches are bounded', () => {
     const violation = violationOf(log, request);
     if (!('extra' in violation)) throw new Error('expected a reconstruction violation');
     expect(violation.extra).toHaveLength(5);
+    expect(violation.extraCount).toBe(8); // the true surplus, which the span event and logs report
+    expect(violation.missingCount).toBe(0);
     expect(violation.extra[0]).toEqual({ role: 'user', preview: 'x'.repeat(120), toolCalls: 0, toolCallId: null, name: null });
   });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { messagesMatch, type Message } from '../src/index';
+import { fingerprintOf } from '../src/invariant/fingerprint';
 
 const base: Message = { role: 'user', content: 'hello' };
 
@@ -76,5 +77,27 @@ describe('messagesMatch: the compared fields', () => {
   it('null content is not the empty string', () => {
     expect(messagesMatch({ role: 'user', content: '' }, { role: 'user', content: null })).toBe(false);
     expect(messagesMatch({ role: 'tool', content: '', toolCallId: 'c' }, { role: 'tool', content: null, toolCallId: 'c' })).toBe(false);
+  });
+});
+
+describe('messagesMatch: what is not a difference (docs/behaviour.md §4)', () => {
+  const same = (a: Message, b: Message) => {
+    expect(messagesMatch(a, b)).toBe(true);
+    expect(messagesMatch(b, a)).toBe(true);
+    expect(fingerprintOf(a)).toBe(fingerprintOf(b));
+  };
+
+  it('absent tool-call arguments equal {} and "{}" (what the adapters send for a call logged without them)', () => {
+    const absent: Message = { role: 'assistant', content: null, toolCalls: [{ id: 'c1', name: 'now' }] };
+    same({ ...absent, toolCalls: [{ id: 'c1', name: 'now', arguments: '{}' }] }, absent);
+    same({ ...absent, toolCalls: [{ id: 'c1', name: 'now', arguments: {} }] }, absent);
+    expect(messagesMatch({ ...absent, toolCalls: [{ id: 'c1', name: 'now', arguments: '{"a":1}' }] }, absent)).toBe(false);
+  });
+
+  it("a content part's cache_control marker is not compared, also against the plain string", () => {
+    const marked = { type: 'text', text: 'hello', cache_control: { type: 'ephemeral' } };
+    same({ role: 'user', content: [marked] }, base);
+    same({ role: 'user', content: [marked, { type: 'image', url: 'data:x' }] }, { role: 'user', content: [{ type: 'text', text: 'hello' }, { type: 'image', url: 'data:x', cache_control: { type: 'ephemeral' } }] });
+    expect(messagesMatch({ role: 'user', content: [{ ...marked, text: 'other' }] }, base)).toBe(false);
   });
 });

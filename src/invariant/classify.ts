@@ -65,7 +65,7 @@ export function classify(lists: ComparedLists, index: number): ReconstructionVio
     if (missingCount++ < MAX_SKETCHES) missing.push(lists.logSketch(j));
   }
   const kind = missingCount > 0 ? 'missing_message' : extraCount > 0 ? 'extra_message' : 'order';
-  const violation: ReconstructionViolation = { kind, index, requestLength, logLength, extra, missing };
+  const violation: ReconstructionViolation = { kind, index, requestLength, logLength, extra, missing, extraCount, missingCount };
   // One message in place of one other: say what changed (a rewrite, or only the name).
   if (requestEnd - index === 1 && logEnd - index === 1) {
     const differs = lists.differs(index, index);

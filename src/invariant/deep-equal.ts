@@ -27,14 +27,15 @@ function arraysEqual(a: unknown[], b: unknown[]): boolean {
   return true;
 }
 
-function objectsEqual(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+/** Key-order-free equality of two plain objects, leaving `ignoredKey` (if any) out on both sides. */
+export function objectsEqual(a: Record<string, unknown>, b: Record<string, unknown>, ignoredKey?: string): boolean {
   let definedInA = 0;
   for (const key in a) {
-    if (!hasOwn.call(a, key) || a[key] === undefined) continue;
+    if (!hasOwn.call(a, key) || a[key] === undefined || key === ignoredKey) continue;
     definedInA++;
     if (!hasOwn.call(b, key) || !deepEqual(a[key], b[key])) return false;
   }
   let definedInB = 0;
-  for (const key in b) if (hasOwn.call(b, key) && b[key] !== undefined) definedInB++;
+  for (const key in b) if (hasOwn.call(b, key) && b[key] !== undefined && key !== ignoredKey) definedInB++;
   return definedInA === definedInB;
 }

@@ -3,7 +3,7 @@
 // after a mismatch, to pair the messages it cannot line up; the implicit
 // conversation log keeps fingerprints instead of message text.
 
-import { isEmptyContent, parseJson, singleText } from './message-equality';
+import { CACHE_MARKER, NO_ARGUMENTS, isEmptyContent, parseJson, singleText } from './message-equality';
 
 /** A message's fingerprint: an integer in [0, 2**53). */
 export type Fingerprint = number;
@@ -94,7 +94,15 @@ function contentHash(content: unknown, assistant: boolean, walk: Walk): number {
   if (content === undefined || content === null || (assistant && isEmptyContent(content))) return T_NULL;
   if (typeof content === 'string') return hashString(content, T_STRING);
   const text = singleText(content);
-  return text !== undefined ? hashString(text, T_STRING) : hashValue(content, walk);
+  if (text !== undefined) return hashString(text, T_STRING);
+  return Array.isArray(content) ? sequence(T_ARRAY, content, walk, partHash) : hashValue(content, walk);
+}
+
+/** A content part hashes without its prompt-cache marker, which `messagesMatch` does not compare. */
+function partHash(part: unknown, walk: Walk): number {
+  if (typeof part !== 'object' || part === null || Array.isArray(part) || part instanceof Date || !(CACHE_MARKER in part)) return hashValue(part, walk);
+  const { [CACHE_MARKER]: _marker, ...rest } = part as Record<string, unknown>;
+  return hashValue(rest, walk);
 }
 
 function toolCallsHash(toolCalls: unknown, walk: Walk): number {
@@ -119,7 +127,7 @@ function toolCallHash(call: unknown, walk: Walk): number {
 
 /** A JSON string hashes as the value it parses to, so it matches that value in any spacing or key order. */
 function argumentsHash(args: unknown, walk: Walk): number {
-  if (typeof args !== 'string') return tagged(T_ARGS_VALUE, hashValue(args, walk));
+  if (typeof args !== 'string') return tagged(T_ARGS_VALUE, hashValue(args === undefined ? NO_ARGUMENTS : args, walk));
   const parsed = parseJson(args);
   return parsed ? tagged(T_ARGS_VALUE, hashValue(parsed.value, walk)) : hashString(args, T_ARGS_TEXT);
 }

@@ -3,7 +3,7 @@
 // differences that carry no model-visible meaning. Each of those is listed,
 // with its reason, in docs/behaviour.md ("What is not a difference").
 
-import { deepEqual } from './deep-equal';
+import { deepEqual, objectsEqual } from './deep-equal';
 import type { Message } from './messages';
 import type { FingerprintField } from './violation';
 
@@ -23,7 +23,9 @@ type Loose = Record<string, unknown>;
  * - an assistant message's absent, `null` and `""` content are the same (a
  *   turn with only tool calls; frameworks send `""` where the API said null);
  * - an assistant message's `name` is not compared (frameworks stamp a
- *   participant name on replies the model sent without one).
+ *   participant name on replies the model sent without one);
+ * - absent tool-call arguments equal `{}` (and so `"{}"`);
+ * - a content part's `cache_control` marker is not compared.
  * The request entry is untrusted; the fold message is the log's own bounded
  * copy, which bounds every walk.
  */
@@ -85,7 +87,27 @@ export function contentEqual(a: unknown, b: unknown): boolean {
   if (typeof a === 'string') return isSingleTextPart(b, a);
   if (typeof b === 'string') return isSingleTextPart(a, b);
   if (a === undefined || a === null) return b === undefined || b === null;
-  return deepEqual(a, b);
+  if (!Array.isArray(a) || !Array.isArray(b)) return deepEqual(a, b);
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (!partsEqual(a[i], b[i])) return false;
+  return true;
+}
+
+/**
+ * A content part's prompt-cache marker is not content: Anthropic's prompt
+ * caching moves `cache_control` to the newest message every turn, so the
+ * same history carries it on different parts from one request to the next.
+ */
+export const CACHE_MARKER = 'cache_control';
+
+function partsEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (!isPlainRecord(a) || !isPlainRecord(b)) return deepEqual(a, b);
+  return objectsEqual(a, b, CACHE_MARKER);
+}
+
+function isPlainRecord(value: unknown): value is Loose {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date);
 }
 
 /** `[{ type: 'text', text }]` and nothing else: the list form of a plain string. */
@@ -101,7 +123,7 @@ export function singleText(value: unknown): string | undefined {
   const p = part as Loose;
   if (p.type !== 'text' || typeof p.text !== 'string') return undefined;
   for (const key in p) {
-    if (hasOwn.call(p, key) && key !== 'type' && key !== 'text' && p[key] !== undefined) return undefined;
+    if (hasOwn.call(p, key) && key !== 'type' && key !== 'text' && key !== CACHE_MARKER && p[key] !== undefined) return undefined;
   }
   return p.text;
 }
@@ -132,7 +154,16 @@ function toolCallEqual(a: unknown, b: unknown): boolean {
   return x.id === y.id && x.name === y.name && argumentsEqual(x.arguments, y.arguments);
 }
 
+/**
+ * Absent arguments are the empty object: a call that takes none goes to
+ * OpenAI as `"{}"` and to Anthropic as `{}`, so the adapters write one of
+ * those for a call logged without arguments.
+ */
+export const NO_ARGUMENTS: Readonly<Record<string, never>> = Object.freeze({});
+
 function argumentsEqual(a: unknown, b: unknown): boolean {
+  if (a === undefined) a = NO_ARGUMENTS;
+  if (b === undefined) b = NO_ARGUMENTS;
   if (deepEqual(a, b)) return true;
   if (typeof a !== 'string' && typeof b !== 'string') return false;
   const parsedA = typeof a === 'string' ? parseJson(a) : { value: a };

@@ -23,6 +23,10 @@ export interface ReconstructionViolation {
   extra: MessageSketch[];
   /** Sketches of fold messages the request dropped (at most 5). */
   missing: MessageSketch[];
+  /** How many request messages are in surplus; `extra` sketches the first five. */
+  extraCount: number;
+  /** How many fold messages are in surplus; `missing` sketches the first five. */
+  missingCount: number;
   /**
    * When exactly one request message stands where exactly one log message
    * was (a rewrite): the fields in which they differ. Only `['name']` means

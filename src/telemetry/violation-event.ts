@@ -75,9 +75,9 @@ function violationAttributes(violation: ViolationDetails, context: RecordContext
       attributes[ATTR_INDEX] = violation.index;
       attributes[ATTR_REQUEST_LENGTH] = violation.requestLength;
       attributes[ATTR_LOG_LENGTH] = violation.logLength;
-      attributes[ATTR_EXTRA_COUNT] = violation.extra.length;
+      attributes[ATTR_EXTRA_COUNT] = violation.extraCount;
       attributes[ATTR_EXTRA_ROLES] = violation.extra.map((s) => s.role);
-      attributes[ATTR_MISSING_COUNT] = violation.missing.length;
+      attributes[ATTR_MISSING_COUNT] = violation.missingCount;
       attributes[ATTR_MISSING_ROLES] = violation.missing.map((s) => s.role);
       if (violation.differs) attributes[ATTR_DIFFERS] = violation.differs;
       if (context.captureContent) {
