@@ -1,17 +1,22 @@
 // An agent loop (tool call, tool result, final answer) run twice against a
 // local OpenAI-compatible server: once with a request builder that sends the
 // log's fold, once with a buggy one that drops the tool result on the way.
+// Then the zero-code case: an agent that never imports this package
+// (examples/plain-agent.ts), run once as written and once with a bug that
+// cuts old tool results short; with no log bound, the package checks it
+// against the conversation the model has already been sent.
 //
 //   node --require nous-session-invariant/register --import tsx examples/agent-loop.ts
 //
 // With no OTLP endpoint configured, the violations and the counters are
 // printed to the console; set OTEL_EXPORTER_OTLP_ENDPOINT to export them.
-// DEMO_BUILDERS=buggy runs only the buggy builder; DEMO_KEEP_ALIVE=1 keeps the
+// DEMO_BUILDERS=buggy runs only the buggy builder (and no plain agent); DEMO_KEEP_ALIVE=1 keeps the
 // process up afterwards (for a Prometheus scrape) until it gets a signal.
 
 import OpenAI from 'openai';
 import { SessionLog, appendMessage, withSession, type Message } from 'nous-session-invariant';
 import { fromOpenAIChat, toOpenAIChat } from 'nous-session-invariant/adapters';
+import { runPlainAgent } from './plain-agent';
 import { startLocalModel } from './support/local-model';
 
 type RequestBuilder = (log: SessionLog) => Message[];
@@ -67,6 +72,12 @@ async function main(): Promise<void> {
       log.append('user_message', { content: 'Do I need an umbrella in Lisbon today?' });
       const answer = await withSession(log, () => runAgent(client, log, builder), { agentName: 'weather-agent' });
       console.log(`${name}: answer "${answer}" after ${log.count} log events`);
+    }
+    if (!only) {
+      for (const trim of [false, true]) {
+        const answers = await runPlainAgent(client, trim);
+        console.log(`unmodified agent, ${trim ? 'trimming old tool results' : 'as written'}: ${answers.length} answers`);
+      }
     }
   } finally {
     await model.close();
