@@ -23,7 +23,13 @@ const noop = { add: () => {} };
 const instruments = { violations: noop, checks: noop, internalErrors: noop, evictions: noop } as unknown as InvariantInstruments;
 // What a seam passes: warn mode, content capture off (the default), a non-recording span.
 const reaction: CheckReaction = {
-  mode: 'warn', log: 'implicit', agentName: undefined, provider: 'bench', captureContent: false, instruments, mayThrow: false,
+  mode: 'warn',
+  log: 'implicit',
+  agentName: undefined,
+  provider: 'bench',
+  captureContent: false,
+  instruments,
+  mayThrow: false,
   span: trace.wrapSpanContext({ traceId: '0'.repeat(31) + '1', spanId: '0'.repeat(15) + '1', traceFlags: 0 }),
 };
 const newLogs = () => new ImplicitLogs({ maxConversations: 1_000, idleTimeoutMs: 3_600_000 }, () => instruments);
@@ -47,7 +53,11 @@ function transcript(size: number) {
   return { previous, reply, next, nextReply };
 }
 
-interface State { logs: ImplicitLogs; request: Message[]; reply: Message }
+interface State {
+  logs: ImplicitLogs;
+  request: Message[];
+  reply: Message;
+}
 
 /**
  * Paired timing of calls that change state: each call needs a log in the
@@ -56,7 +66,12 @@ interface State { logs: ImplicitLogs; request: Message[]; reply: Message }
  * over all of them, alternating which goes first. Reports the median per
  * call of each and the median of the per-batch ratios.
  */
-function paired(prepare: () => State, baseline: (s: State) => unknown, subject: (s: State) => unknown, { batches = 15, targetMs = 20 } = {}) {
+function paired(
+  prepare: () => State,
+  baseline: (s: State) => unknown,
+  subject: (s: State) => unknown,
+  { batches = 15, targetMs = 20 } = {},
+) {
   const over = (states: State[], fn: (s: State) => unknown) => {
     const start = process.hrtime.bigint();
     for (const s of states) fn(s);
@@ -140,11 +155,21 @@ function measureViolations() {
   // The implicit log: the next request of a tracked conversation, with a message dropped in the middle (rejoin: a violation, then a new branch).
   const t = transcript(1_000);
   const { dropped } = violating(t.next);
-  for (const [name, request, kind] of [['ok (continues)', t.next, undefined], ['dropped', dropped, 'missing_message']] as const) {
+  for (const [name, request, kind] of [
+    ['ok (continues)', t.next, undefined],
+    ['dropped', dropped, 'missing_message'],
+  ] as const) {
     const prepare = prepared(t, 'fresh', request);
     expect(send(prepare().logs, request).violation, kind, `implicit ${name}`);
     const m = paired(prepare, stringify, track);
-    rows.push({ path: `implicit log: ${name}`, messages: request.length, kind: kind ?? 'ok', stringifyNs: m.baseNs, checkNs: m.subjectNs, ratio: m.ratio });
+    rows.push({
+      path: `implicit log: ${name}`,
+      messages: request.length,
+      kind: kind ?? 'ok',
+      stringifyNs: m.baseNs,
+      checkNs: m.subjectNs,
+      ratio: m.ratio,
+    });
   }
   return rows;
 }
@@ -201,11 +226,24 @@ for (const variant of VARIANTS) {
 }
 
 console.log('\n2. heap kept per tracked conversation (200 conversations, content capture off)');
-console.table(heap.map((h) => ({ messages: h.messages, 'bytes/conversation': Math.round(h.bytes), 'bytes/message': h.perMessage.toFixed(1) })));
+console.table(
+  heap.map((h) => ({ messages: h.messages, 'bytes/conversation': Math.round(h.bytes), 'bytes/message': h.perMessage.toFixed(1) })),
+);
 
 console.log('\n3. violation paths at 1,000 messages, against JSON.stringify of the request');
-console.table(violations.map((r) => ({ path: r.path, messages: r.messages, found: r.kind, 'JSON.stringify': fmt(r.stringifyNs), check: fmt(r.checkNs), ratio: r.ratio.toFixed(4) })));
+console.table(
+  violations.map((r) => ({
+    path: r.path,
+    messages: r.messages,
+    found: r.kind,
+    'JSON.stringify': fmt(r.stringifyNs),
+    check: fmt(r.checkNs),
+    ratio: r.ratio.toFixed(4),
+  })),
+);
 for (const prefix of ['bound check', 'implicit log']) {
   const worst = violations.filter((r) => r.path.startsWith(prefix) && r.kind !== 'ok').reduce((a, b) => (b.ratio > a.ratio ? b : a));
-  console.log(`${prefix}: worst violation ratio ${worst.ratio.toFixed(4)} (${worst.path}); target: at most 0.5 at 1,000 messages: ${worst.ratio <= 0.5 ? 'met' : 'NOT met'}`);
+  console.log(
+    `${prefix}: worst violation ratio ${worst.ratio.toFixed(4)} (${worst.path}); target: at most 0.5 at 1,000 messages: ${worst.ratio <= 0.5 ? 'met' : 'NOT met'}`,
+  );
 }

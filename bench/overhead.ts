@@ -40,7 +40,12 @@ async function main(): Promise<void> {
 
   const tracerProvider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter: new InMemorySpanExporter() })] });
   const meterProvider = new MeterProvider({
-    readers: [new PeriodicExportingMetricReader({ exporter: new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE), exportIntervalMillis: 3_600_000 })],
+    readers: [
+      new PeriodicExportingMetricReader({
+        exporter: new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE),
+        exportIntervalMillis: 3_600_000,
+      }),
+    ],
   });
   trace.setGlobalTracerProvider(tracerProvider);
   metrics.setGlobalMeterProvider(meterProvider);
@@ -83,7 +88,11 @@ async function main(): Promise<void> {
   console.table([
     { mode: 'bare call', 'median per call': fmt(median(times.bare)) },
     { mode: 'instrumented (session bound, check passes)', 'median per call': fmt(median(times.bound)), ratio: ratioOf('bound').toFixed(4) },
-    { mode: 'instrumented (no session: implicit log)', 'median per call': fmt(median(times.implicit)), ratio: ratioOf('implicit').toFixed(4) },
+    {
+      mode: 'instrumented (no session: implicit log)',
+      'median per call': fmt(median(times.implicit)),
+      ratio: ratioOf('implicit').toFixed(4),
+    },
     { mode: "the hook's work alone (adapter + check)", 'median per call': fmt(hookWork) },
   ]);
   console.log(`${MESSAGES}-message request, ${ROUNDS} rounds x ${CALLS_PER_ROUND} calls each side`);

@@ -38,7 +38,9 @@ async function runAgent(client: OpenAI, log: SessionLog, buildRequest: RequestBu
     const completion = await client.chat.completions.create({
       model: 'local-demo',
       messages: toOpenAIChat(buildRequest(log)),
-      tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }],
+      tools: [
+        { type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } },
+      ],
     });
     const reply = fromOpenAIChat([completion.choices[0]!.message])[0]!;
     appendMessage(log, reply);

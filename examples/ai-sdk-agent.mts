@@ -31,17 +31,20 @@ try {
     const question = 'Do I need an umbrella in Lisbon?';
     appendMessage(log, { role: 'user', content: question });
     try {
-      const result = await withSession(log, () =>
-        generateText({
-          model: wrapLanguageModel({ model: openai.chat('local-demo'), middleware: [...middleware] }),
-          instructions: 'You are a weather assistant.',
-          messages: [{ role: 'user', content: question }],
-          tools: { get_weather: getWeather },
-          stopWhen: stepCountIs(3),
-          onStepEnd: recordAiSdkSteps(log),
-          maxRetries: 0,
-        }),
-      { agentName: 'ai-sdk-weather' });
+      const result = await withSession(
+        log,
+        () =>
+          generateText({
+            model: wrapLanguageModel({ model: openai.chat('local-demo'), middleware: [...middleware] }),
+            instructions: 'You are a weather assistant.',
+            messages: [{ role: 'user', content: question }],
+            tools: { get_weather: getWeather },
+            stopWhen: stepCountIs(3),
+            onStepEnd: recordAiSdkSteps(log),
+            maxRetries: 0,
+          }),
+        { agentName: 'ai-sdk-weather' },
+      );
       console.log(`${name}: ${result.steps.length} steps, answer "${result.text}", log of ${log.count} events`);
       if (shouldStop) process.exitCode = 1; // the invariant should have stopped this run
     } catch (error) {

@@ -37,7 +37,12 @@ try {
     const result = await withSession(session.log, () => run(agent, question, { session }), { agentName: 'agents-weather', mode: 'strict' });
     console.log(`"${question}" -> "${String(result.finalOutput)}"`);
   }
-  console.log(`session log: ${session.log.count} events, fold ${session.log.deriveMessages().map((m) => m.role).join(', ')}`);
+  console.log(
+    `session log: ${session.log.count} events, fold ${session.log
+      .deriveMessages()
+      .map((m) => m.role)
+      .join(', ')}`,
+  );
 } finally {
   await model.close();
 }

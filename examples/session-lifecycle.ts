@@ -43,14 +43,18 @@ async function main(): Promise<void> {
       summarize: (messages) => `The user asked about Lisbon's weather ${messages.filter((m) => m.role === 'user').length} times; it rains.`,
     });
     if (!compacted.ok) throw compacted.error;
-    console.log(`compacted ${compacted.summarized} messages: ${view.messages.length} in the view, still ${session.log.count} events in the log`);
+    console.log(
+      `compacted ${compacted.summarized} messages: ${view.messages.length} in the view, still ${session.log.count} events in the log`,
+    );
     await ask(client, session, view, 'And tomorrow?');
 
     const branched = fork(session);
     if (!branched.ok) throw branched.error;
     const branch = branched.session;
     await ask(client, branch, new SessionView(branch.log, 'Answer in one sentence.'), 'What about Porto?');
-    console.log(`fork ${branch.id.slice(0, 8)}… of ${branch.parent!.sessionId.slice(0, 8)}… inherited ${branch.parent!.seedLength} events, now ${branch.log.count}`);
+    console.log(
+      `fork ${branch.id.slice(0, 8)}… of ${branch.parent!.sessionId.slice(0, 8)}… inherited ${branch.parent!.seedLength} events, now ${branch.log.count}`,
+    );
 
     // A turn interrupted mid-tool-call: the process died after the model asked for the tool.
     session.log.append('turn_start', {});

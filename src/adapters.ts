@@ -2,7 +2,13 @@
 // messages. `to...` builds a request from the log's fold, so the invariant
 // holds by construction; `from...` reads a request or a reply back.
 
-export { fromOpenAIChat, toOpenAIChat, type OpenAIChatContentPart, type OpenAIChatMessage, type OpenAIChatToolCall } from './integrations/openai/chat-adapter';
+export {
+  fromOpenAIChat,
+  toOpenAIChat,
+  type OpenAIChatContentPart,
+  type OpenAIChatMessage,
+  type OpenAIChatToolCall,
+} from './integrations/openai/chat-adapter';
 export {
   fromOpenAIResponses,
   toOpenAIResponses,

@@ -9,7 +9,9 @@ const RUNS = { numRuns: 1000 };
 /** Identity on the compared fields: every message matches its counterpart, same length. */
 function expectSameFingerprints(actual: readonly Message[], expected: readonly Message[]): void {
   expect(actual.length).toBe(expected.length);
-  actual.forEach((m, i) => expect(messagesMatch(m, expected[i]!), `message ${i}: ${JSON.stringify(m)} vs ${JSON.stringify(expected[i])}`).toBe(true));
+  actual.forEach((m, i) =>
+    expect(messagesMatch(m, expected[i]!), `message ${i}: ${JSON.stringify(m)} vs ${JSON.stringify(expected[i])}`).toBe(true),
+  );
 }
 
 describe('adapters: a tool call logged without arguments', () => {
@@ -117,13 +119,25 @@ describe('adapters: provider shapes', () => {
   });
 
   it('Anthropic: a system message after the conversation started is a clear error', () => {
-    expect(() => toAnthropic([{ role: 'user', content: 'a' }, { role: 'system', content: 'late' }])).toThrow(/no system role/);
+    expect(() =>
+      toAnthropic([
+        { role: 'user', content: 'a' },
+        { role: 'system', content: 'late' },
+      ]),
+    ).toThrow(/no system role/);
   });
 
   it('Anthropic: consecutive tool results share one user turn', () => {
     const { messages } = toAnthropic([
       { role: 'user', content: 'q' },
-      { role: 'assistant', content: null, toolCalls: [{ id: 'a', name: 'f', arguments: {} }, { id: 'b', name: 'f', arguments: {} }] },
+      {
+        role: 'assistant',
+        content: null,
+        toolCalls: [
+          { id: 'a', name: 'f', arguments: {} },
+          { id: 'b', name: 'f', arguments: {} },
+        ],
+      },
       { role: 'tool', content: '1', toolCallId: 'a' },
       { role: 'tool', content: '2', toolCallId: 'b' },
     ]);
@@ -137,7 +151,13 @@ describe('adapters: provider shapes', () => {
       input: [
         { role: 'user', content: 'q' },
         { type: 'reasoning', id: 'rs_1', summary: [] },
-        { type: 'message', id: 'msg_1', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'let me see', annotations: [] }] },
+        {
+          type: 'message',
+          id: 'msg_1',
+          status: 'completed',
+          role: 'assistant',
+          content: [{ type: 'output_text', text: 'let me see', annotations: [] }],
+        },
         { type: 'function_call', id: 'fc_1', call_id: 'c1', name: 'f', arguments: '{}' },
         { type: 'function_call_output', call_id: 'c1', output: 'r' },
       ],

@@ -43,7 +43,9 @@ function model(...middleware: LanguageModelMiddleware[]) {
 }
 
 async function total(metric: string, kind?: string): Promise<number> {
-  return (await otel.points(metric)).filter((p) => !kind || p.attributes['nous.session.invariant.kind'] === kind).reduce((n, p) => n + p.value, 0);
+  return (await otel.points(metric))
+    .filter((p) => !kind || p.attributes['nous.session.invariant.kind'] === kind)
+    .reduce((n, p) => n + p.value, 0);
 }
 
 function userLog(text: string): SessionLog {
@@ -126,9 +128,11 @@ describe("Vercel AI SDK: the 'ai:telemetry' diagnostics channel (zero code)", ()
     const unsubscribe = subscribeAiSdkTelemetry();
     try {
       const openai = createOpenAI({ apiKey: 'test-key', baseURL: server.openaiBaseURL });
-      const text = await withSession(userLog('hi'), async () =>
-        (await generateText({ model: openai.chat('gpt-test'), messages: [{ role: 'user', content: 'something else' }] })).text,
-      { mode: 'strict' });
+      const text = await withSession(
+        userLog('hi'),
+        async () => (await generateText({ model: openai.chat('gpt-test'), messages: [{ role: 'user', content: 'something else' }] })).text,
+        { mode: 'strict' },
+      );
       expect(text).toMatch(/^answer/);
       expect(await total(VIOLATION_METRIC, 'missing_message')).toBe(1);
       expect((await otel.points(VIOLATION_METRIC))[0]!.attributes['nous.session.invariant.mode']).toBe('warn');
@@ -140,9 +144,16 @@ describe("Vercel AI SDK: the 'ai:telemetry' diagnostics channel (zero code)", ()
   it('with the middleware too, each call is counted once and strict still throws', async () => {
     const unsubscribe = subscribeAiSdkTelemetry();
     try {
-      const run = withSession(userLog('hi'), () =>
-        generateText({ model: model(sessionInvariantMiddleware({ mode: 'strict' })), messages: [{ role: 'user', content: 'other' }], maxRetries: 0 }),
-      { mode: 'strict' });
+      const run = withSession(
+        userLog('hi'),
+        () =>
+          generateText({
+            model: model(sessionInvariantMiddleware({ mode: 'strict' })),
+            messages: [{ role: 'user', content: 'other' }],
+            maxRetries: 0,
+          }),
+        { mode: 'strict' },
+      );
       await expect(run).rejects.toBeInstanceOf(SessionInvariantViolation);
       expect(await total(VIOLATION_METRIC)).toBe(1);
       expect(await total(CHECKS_METRIC)).toBe(1);
@@ -152,7 +163,7 @@ describe("Vercel AI SDK: the 'ai:telemetry' diagnostics channel (zero code)", ()
   });
 });
 
-describe("Vercel AI SDK: the channel defers to the middleware, which sees the final prompt", () => {
+describe('Vercel AI SDK: the channel defers to the middleware, which sees the final prompt', () => {
   it("a middleware dropping tool results is caught even though the call's messages still hold them", async () => {
     const unsubscribe = subscribeAiSdkTelemetry();
     try {

@@ -69,7 +69,16 @@ describe('check: behaviour.md section 3 cases', () => {
   it('a reversed two-message transcript gives order at 0 with equal lengths and empty lists', () => {
     const log = chatLog(['user', 'a'], ['assistant', 'b']);
     const violation = violationOf(log, [...log.deriveMessages()].reverse());
-    expect(violation).toEqual({ kind: 'order', index: 0, requestLength: 2, logLength: 2, extra: [], missing: [], extraCount: 0, missingCount: 0 });
+    expect(violation).toEqual({
+      kind: 'order',
+      index: 0,
+      requestLength: 2,
+      logLength: 2,
+      extra: [],
+      missing: [],
+      extraCount: 0,
+      missingCount: 0,
+    });
   });
 
   it('an orphan passes reconstruction and gives orphaned_tool_result', () => {
@@ -198,8 +207,21 @@ describe('check: sketches are bounded', () => {
   it('summarizes part lists, null content, tool calls, ids and names', () => {
     const log = new SessionLog();
     const request: Message[] = [
-      { role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'image', url: 'data:image/png;base64,AAAA' }] },
-      { role: 'assistant', content: null, toolCalls: [{ id: 'c1', name: 'f' }, { id: 'c2', name: 'g' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'a' },
+          { type: 'image', url: 'data:image/png;base64,AAAA' },
+        ],
+      },
+      {
+        role: 'assistant',
+        content: null,
+        toolCalls: [
+          { id: 'c1', name: 'f' },
+          { id: 'c2', name: 'g' },
+        ],
+      },
       { role: 'tool', content: 'r', toolCallId: 'c1', name: 'f' },
     ];
     const violation = violationOf(log, request);

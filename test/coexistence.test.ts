@@ -18,7 +18,10 @@ afterAll(() => provider.close());
 
 describe('with @opentelemetry/instrumentation-openai', () => {
   it('has its fixture installed (.ci/run does npm ci there)', () => {
-    expect(existsSync(join(fixture, 'node_modules/@opentelemetry/instrumentation-openai')), 'run npm ci --prefix test/fixtures/coexistence').toBe(true);
+    expect(
+      existsSync(join(fixture, 'node_modules/@opentelemetry/instrumentation-openai')),
+      'run npm ci --prefix test/fixtures/coexistence',
+    ).toBe(true);
   });
 
   it.each(['contrib-first', 'ours-first'])('both work on one client (%s)', async (order) => {

@@ -4,7 +4,16 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EVENT_TYPES, InvalidEventError, SessionLog, check, type EventData, type EventType, type Message, type SessionEvent } from '../src/index';
+import {
+  EVENT_TYPES,
+  InvalidEventError,
+  SessionLog,
+  check,
+  type EventData,
+  type EventType,
+  type Message,
+  type SessionEvent,
+} from '../src/index';
 import {
   fromAgentItems,
   fromAiSdkPrompt,
@@ -27,10 +36,18 @@ function violationKind(result: ReturnType<typeof check>): string {
 }
 
 describe('check and append never throw, whatever is thrown at them', () => {
-  const throwsNoPrimitive = { get role(): string { throw Object.create(null); } };
+  const throwsNoPrimitive = {
+    get role(): string {
+      throw Object.create(null);
+    },
+  };
   const throwsThrowingError = {
     get role(): string {
-      throw Object.defineProperty(new Error('x'), 'message', { get: () => { throw 1; } });
+      throw Object.defineProperty(new Error('x'), 'message', {
+        get: () => {
+          throw 1;
+        },
+      });
     },
   };
 
@@ -47,7 +64,12 @@ describe('check and append never throw, whatever is thrown at them', () => {
     ['the number 1', () => 1],
   ])('append refuses data whose getter throws %s', (_name, thrown) => {
     const log = new SessionLog();
-    const data = Object.defineProperty({}, 'content', { enumerable: true, get: () => { throw thrown(); } });
+    const data = Object.defineProperty({}, 'content', {
+      enumerable: true,
+      get: () => {
+        throw thrown();
+      },
+    });
     const result = log.append('user_message', data as EventData);
     expect(result.ok).toBe(false);
     expect(!result.ok && result.error).toBeInstanceOf(InvalidEventError);
@@ -59,10 +81,26 @@ describe('fromEvents throws InvalidEventError and nothing else', () => {
   const { proxy: revoked, revoke } = Proxy.revocable({}, {});
   revoke();
   it.each([
-    ['an event with a throwing getter', [Object.defineProperty({ seq: 0 }, 'type', { get: () => { throw Object.create(null); } })]],
+    [
+      'an event with a throwing getter',
+      [
+        Object.defineProperty({ seq: 0 }, 'type', {
+          get: () => {
+            throw Object.create(null);
+          },
+        }),
+      ],
+    ],
     ['a revoked Proxy as an event', [revoked]],
     ['a revoked Proxy as the list', revoked],
-    ['a Proxy whose traps throw', new Proxy([], { get: () => { throw 1; } })],
+    [
+      'a Proxy whose traps throw',
+      new Proxy([], {
+        get: () => {
+          throw 1;
+        },
+      }),
+    ],
   ])('%s', (_name, events) => {
     expect(() => SessionLog.fromEvents(events as SessionEvent[])).toThrow(InvalidEventError);
   });
@@ -137,24 +175,35 @@ describe('the log holds its own copies: nothing changes it from outside', () => 
 });
 
 describe('every input surface, with hostile values (properties)', () => {
-  const eventType = fc.oneof(fc.constantFrom(...EVENT_TYPES).map((plain): Recipe => ({ plain })), hostileValue);
-  const build = (fn: (...values: unknown[]) => void) => (...recipes: unknown[]) => fn(...recipes.map((r) => materialize(r as Recipe)));
+  const eventType = fc.oneof(
+    fc.constantFrom(...EVENT_TYPES).map((plain): Recipe => ({ plain })),
+    hostileValue,
+  );
+  const build =
+    (fn: (...values: unknown[]) => void) =>
+    (...recipes: unknown[]) =>
+      fn(...recipes.map((r) => materialize(r as Recipe)));
 
   it('append: never throws, bounded, input untouched; a refusal leaves the log as it was', () => {
     fc.assert(
-      fc.property(eventType, hostileValue, fc.oneof(fc.constant<Recipe>({ plain: undefined }), hostileValue), build((type, data, time) => {
-        const log = exampleLog();
-        const before = [snapshot(data), snapshot(time)];
-        const count = log.count;
-        const result = withinBound(() => log.append(type as EventType, data as EventData, time as Date));
-        expect(snapshot(data)).toEqual(before[0]);
-        expect(snapshot(time)).toEqual(before[1]);
-        if (!result.ok) {
-          expect(result.error).toBeInstanceOf(InvalidEventError);
-          expect(log.count).toBe(count);
-        }
-        expect(() => JSON.stringify(log)).not.toThrow();
-      })),
+      fc.property(
+        eventType,
+        hostileValue,
+        fc.oneof(fc.constant<Recipe>({ plain: undefined }), hostileValue),
+        build((type, data, time) => {
+          const log = exampleLog();
+          const before = [snapshot(data), snapshot(time)];
+          const count = log.count;
+          const result = withinBound(() => log.append(type as EventType, data as EventData, time as Date));
+          expect(snapshot(data)).toEqual(before[0]);
+          expect(snapshot(time)).toEqual(before[1]);
+          if (!result.ok) {
+            expect(result.error).toBeInstanceOf(InvalidEventError);
+            expect(log.count).toBe(count);
+          }
+          expect(() => JSON.stringify(log)).not.toThrow();
+        }),
+      ),
       RUNS,
     );
   });
@@ -171,29 +220,38 @@ describe('every input surface, with hostile values (properties)', () => {
         })
         .map((object): Recipe => ({ object })),
     );
-    const events: fc.Arbitrary<Recipe> = fc.oneof(fc.array(event, { maxLength: 3 }).map((array): Recipe => ({ array })), hostileValue);
+    const events: fc.Arbitrary<Recipe> = fc.oneof(
+      fc.array(event, { maxLength: 3 }).map((array): Recipe => ({ array })),
+      hostileValue,
+    );
     fc.assert(
-      fc.property(events, build((events) => {
-        const before = snapshot(events);
-        try {
-          withinBound(() => SessionLog.fromEvents(events as SessionEvent[]));
-        } catch (error) {
-          expect(error).toBeInstanceOf(InvalidEventError);
-        }
-        expect(snapshot(events)).toEqual(before);
-      })),
+      fc.property(
+        events,
+        build((events) => {
+          const before = snapshot(events);
+          try {
+            withinBound(() => SessionLog.fromEvents(events as SessionEvent[]));
+          } catch (error) {
+            expect(error).toBeInstanceOf(InvalidEventError);
+          }
+          expect(snapshot(events)).toEqual(before);
+        }),
+      ),
       RUNS,
     );
   });
 
   it('check: never throws, bounded, input untouched', () => {
     fc.assert(
-      fc.property(hostileList, build((request) => {
-        const before = snapshot(request);
-        const result = withinBound(() => check(exampleLog(), request as Message[]));
-        expect(typeof result.ok).toBe('boolean');
-        expect(snapshot(request)).toEqual(before);
-      })),
+      fc.property(
+        hostileList,
+        build((request) => {
+          const before = snapshot(request);
+          const result = withinBound(() => check(exampleLog(), request as Message[]));
+          expect(typeof result.ok).toBe('boolean');
+          expect(snapshot(request)).toEqual(before);
+        }),
+      ),
       RUNS,
     );
   });
@@ -208,11 +266,15 @@ describe('every input surface, with hostile values (properties)', () => {
 
   it.each(readers)('%s: never throws, bounded, input untouched', (_name, read) => {
     fc.assert(
-      fc.property(hostileList, hostileValue, build((input, extra) => {
-        const before = [snapshot(input), snapshot(extra)];
-        withinBound(() => read(input, extra));
-        expect([snapshot(input), snapshot(extra)]).toEqual(before);
-      })),
+      fc.property(
+        hostileList,
+        hostileValue,
+        build((input, extra) => {
+          const before = [snapshot(input), snapshot(extra)];
+          withinBound(() => read(input, extra));
+          expect([snapshot(input), snapshot(extra)]).toEqual(before);
+        }),
+      ),
       RUNS,
     );
   });
@@ -227,15 +289,18 @@ describe('every input surface, with hostile values (properties)', () => {
 
   it.each(builders)('%s: throws only a TypeError, bounded, input untouched', (_name, adapter) => {
     fc.assert(
-      fc.property(fc.array(hostileMessage, { maxLength: 4 }).map((array): Recipe => ({ array })), build((messages) => {
-        const before = snapshot(messages);
-        try {
-          withinBound(() => adapter(messages as Message[]));
-        } catch (error) {
-          expect(error).toBeInstanceOf(TypeError);
-        }
-        expect(snapshot(messages)).toEqual(before);
-      })),
+      fc.property(
+        fc.array(hostileMessage, { maxLength: 4 }).map((array): Recipe => ({ array })),
+        build((messages) => {
+          const before = snapshot(messages);
+          try {
+            withinBound(() => adapter(messages as Message[]));
+          } catch (error) {
+            expect(error).toBeInstanceOf(TypeError);
+          }
+          expect(snapshot(messages)).toEqual(before);
+        }),
+      ),
       RUNS,
     );
   });

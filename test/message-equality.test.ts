@@ -36,7 +36,11 @@ describe('messagesMatch: the compared fields', () => {
   it('tool call arguments: a JSON string equals the object it parses to', () => {
     const asObject: Message = { role: 'assistant', content: null, toolCalls: [{ id: 'c1', name: 'f', arguments: { a: 1, b: [2] } }] };
     const asString: Message = { role: 'assistant', content: null, toolCalls: [{ id: 'c1', name: 'f', arguments: '{"b":[2],"a":1}' }] };
-    const reformatted: Message = { role: 'assistant', content: null, toolCalls: [{ id: 'c1', name: 'f', arguments: '{ "a": 1, "b": [2] }' }] };
+    const reformatted: Message = {
+      role: 'assistant',
+      content: null,
+      toolCalls: [{ id: 'c1', name: 'f', arguments: '{ "a": 1, "b": [2] }' }],
+    };
     expect(messagesMatch(asString, asObject)).toBe(true);
     expect(messagesMatch(asObject, asString)).toBe(true);
     expect(messagesMatch(reformatted, asString)).toBe(true);
@@ -97,7 +101,16 @@ describe('messagesMatch: what is not a difference (docs/behaviour.md §4)', () =
   it("a content part's cache_control marker is not compared, also against the plain string", () => {
     const marked = { type: 'text', text: 'hello', cache_control: { type: 'ephemeral' } };
     same({ role: 'user', content: [marked] }, base);
-    same({ role: 'user', content: [marked, { type: 'image', url: 'data:x' }] }, { role: 'user', content: [{ type: 'text', text: 'hello' }, { type: 'image', url: 'data:x', cache_control: { type: 'ephemeral' } }] });
+    same(
+      { role: 'user', content: [marked, { type: 'image', url: 'data:x' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'hello' },
+          { type: 'image', url: 'data:x', cache_control: { type: 'ephemeral' } },
+        ],
+      },
+    );
     expect(messagesMatch({ role: 'user', content: [{ ...marked, text: 'other' }] }, base)).toBe(false);
   });
 });

@@ -16,7 +16,9 @@ beforeAll(() => {
   // Loaded through require after the instrumentation, as `--require .../register` does.
   agents = createRequire(__filename)('@openai/agents') as AgentsModule;
   agents.setTracingDisabled(true);
-  agents.setDefaultOpenAIClient(new suite.env.openai.OpenAI({ apiKey: 'test-key', baseURL: suite.server.openaiBaseURL, maxRetries: 0 }) as never);
+  agents.setDefaultOpenAIClient(
+    new suite.env.openai.OpenAI({ apiKey: 'test-key', baseURL: suite.server.openaiBaseURL, maxRetries: 0 }) as never,
+  );
   agents.setOpenAIAPI('responses');
 });
 
@@ -31,7 +33,9 @@ function weatherAgent() {
 }
 
 async function total(metric: string, kind?: string): Promise<number> {
-  return (await suite.env.otel.points(metric)).filter((p) => !kind || p.attributes['nous.session.invariant.kind'] === kind).reduce((n, p) => n + p.value, 0);
+  return (await suite.env.otel.points(metric))
+    .filter((p) => !kind || p.attributes['nous.session.invariant.kind'] === kind)
+    .reduce((n, p) => n + p.value, 0);
 }
 
 describe('OpenAI Agents SDK with a SessionLog-backed Session', () => {
@@ -46,7 +50,16 @@ describe('OpenAI Agents SDK with a SessionLog-backed Session', () => {
     expect(second.finalOutput).toMatch(/^answer/);
     expect(await total(CHECKS_METRIC)).toBe(checks + 4);
     expect(await total(VIOLATION_METRIC)).toBe(violations);
-    expect(session.log.deriveMessages().map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'user', 'assistant', 'tool', 'assistant']);
+    expect(session.log.deriveMessages().map((m) => m.role)).toEqual([
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+    ]);
     // The runner's end-of-run addItems added nothing twice.
     expect(session.log.count).toBe(8);
     expect((await session.getItems()).map((i) => i.type)).toEqual([
@@ -64,7 +77,9 @@ describe('OpenAI Agents SDK with a SessionLog-backed Session', () => {
   it('a streamed run is recorded turn by turn too', async () => {
     const session = new AgentsLogSession();
     const violations = await total(VIOLATION_METRIC);
-    const result = await withSession(session.log, () => agents.run(weatherAgent(), 'Umbrella in Lisbon?', { session, stream: true }), { mode: 'strict' });
+    const result = await withSession(session.log, () => agents.run(weatherAgent(), 'Umbrella in Lisbon?', { session, stream: true }), {
+      mode: 'strict',
+    });
     for await (const _event of result) {
       // drain the stream
     }
@@ -91,7 +106,15 @@ describe('OpenAI Agents SDK with a SessionLog-backed Session', () => {
   it('a session that invents a message is caught as extra_message, and strict mode stops the run', async () => {
     class InventiveSession extends AgentsLogSession {
       override async getItems(limit?: number) {
-        return [{ type: 'message' as const, role: 'assistant' as const, status: 'completed' as const, content: [{ type: 'output_text' as const, text: 'I never said this' }] }, ...(await super.getItems(limit))];
+        return [
+          {
+            type: 'message' as const,
+            role: 'assistant' as const,
+            status: 'completed' as const,
+            content: [{ type: 'output_text' as const, text: 'I never said this' }],
+          },
+          ...(await super.getItems(limit)),
+        ];
       }
     }
     const session = new InventiveSession();

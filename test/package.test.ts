@@ -55,7 +55,9 @@ describe('package', () => {
   );
 
   it('importing the root loads none of the instrumentation machinery', () => {
-    const loaded = JSON.parse(node(['-e', `require('nous-session-invariant'); console.log(JSON.stringify(Object.keys(require.cache)))`])) as string[];
+    const loaded = JSON.parse(
+      node(['-e', `require('nous-session-invariant'); console.log(JSON.stringify(Object.keys(require.cache)))`]),
+    ) as string[];
     const foreign = loaded.filter((file) => file.includes('node_modules') && !file.includes('/node_modules/@opentelemetry/api/'));
     expect(foreign).toEqual([]);
     expect(loaded.some((file) => file.includes('/dist/instrumentation/') || file.includes('/dist/integrations/'))).toBe(false);
@@ -67,9 +69,10 @@ describe('package', () => {
   });
 
   it('import gets the ESM build through the exports map', () => {
-    const out = JSON.parse(
-      node(['--input-type=module', '-e', `import * as m from 'nous-session-invariant';${probe}`]),
-    ) as Record<string, unknown>;
+    const out = JSON.parse(node(['--input-type=module', '-e', `import * as m from 'nous-session-invariant';${probe}`])) as Record<
+      string,
+      unknown
+    >;
     expect(out).toMatchObject({ ok: { ok: true }, kind: 'missing_message' });
   });
 
@@ -88,7 +91,16 @@ describe('package', () => {
 
 describe('public API (behaviour.md section 6)', () => {
   it('exports exactly the contract names from the package root', () => {
-    for (const name of ['SessionLog', 'check', 'verify', 'SessionInvariantViolation', 'MODES', 'resolveMode', 'VIOLATION_EVENT', 'VIOLATION_METRIC']) {
+    for (const name of [
+      'SessionLog',
+      'check',
+      'verify',
+      'SessionInvariantViolation',
+      'MODES',
+      'resolveMode',
+      'VIOLATION_EVENT',
+      'VIOLATION_METRIC',
+    ]) {
       expect(api, name).toHaveProperty(name);
     }
     expect(api.VIOLATION_EVENT).toBe('nous.session.invariant.violation');

@@ -29,7 +29,9 @@ describe('properties: the fold passes its own check', () => {
       fc.property(anyLogArb, (log) => {
         const fold = log.deriveMessages();
         const orphan = referenceOrphan(fold);
-        const expected = orphan.found ? { ok: false, violation: { kind: 'orphaned_tool_result', toolCallId: orphan.toolCallId } } : { ok: true };
+        const expected = orphan.found
+          ? { ok: false, violation: { kind: 'orphaned_tool_result', toolCallId: orphan.toolCallId } }
+          : { ok: true };
         expect(check(log, fold)).toEqual(expected);
       }),
       RUNS,
@@ -46,7 +48,12 @@ describe('properties: every single edit of a non-system message is caught with t
         const fold = log.deriveMessages();
         const indices = nonSystemIndices(fold);
         const i = indices[pick % indices.length]!;
-        expect(violationKind(log, fold.filter((_, j) => j !== i))).toBe('missing_message');
+        expect(
+          violationKind(
+            log,
+            fold.filter((_, j) => j !== i),
+          ),
+        ).toBe('missing_message');
       }),
       RUNS,
     );

@@ -71,7 +71,10 @@ describe.each(apps)('node $flag nous-session-invariant/register ($app)', ({ flag
   });
 
   it('exports previews when content capture is switched on', async () => {
-    const run = await runNode([flag, 'nous-session-invariant/register', app], otlpEnv({ OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true' }));
+    const run = await runNode(
+      [flag, 'nous-session-invariant/register', app],
+      otlpEnv({ OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true' }),
+    );
     expect(run.code, run.stderr).toBe(0);
     const [event] = receiver.events().filter((e) => e.name === 'nous.session.invariant.violation');
     expect(event!.attributes['nous.session.invariant.extra.previews']).toEqual(['GHOST-SECRET-TEXT']);
@@ -80,7 +83,10 @@ describe.each(apps)('node $flag nous-session-invariant/register ($app)', ({ flag
 
 describe('strict mode in subprocesses', () => {
   it('with NODE_ENV=production only warns, and says why once', async () => {
-    const run = await runNode(['--require', 'nous-session-invariant/register', 'test/fixtures/agent-app.cjs'], otlpEnv({ NODE_ENV: 'production', NOUS_SESSION_INVARIANT: 'strict' }));
+    const run = await runNode(
+      ['--require', 'nous-session-invariant/register', 'test/fixtures/agent-app.cjs'],
+      otlpEnv({ NODE_ENV: 'production', NOUS_SESSION_INVARIANT: 'strict' }),
+    );
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('agent done');
     expect(run.stderr.match(/only throws in a test environment/g)).toHaveLength(1);
@@ -89,7 +95,10 @@ describe('strict mode in subprocesses', () => {
 
   it('with NODE_ENV=test throws before the request is sent', async () => {
     const sent = provider.received.length;
-    const run = await runNode(['--require', 'nous-session-invariant/register', 'test/fixtures/agent-app.cjs'], otlpEnv({ NODE_ENV: 'test', NOUS_SESSION_INVARIANT: 'strict' }));
+    const run = await runNode(
+      ['--require', 'nous-session-invariant/register', 'test/fixtures/agent-app.cjs'],
+      otlpEnv({ NODE_ENV: 'test', NOUS_SESSION_INVARIANT: 'strict' }),
+    );
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('agent failed: SessionInvariantViolation');
     expect(provider.received.length - sent).toBe(1);
@@ -99,11 +108,15 @@ describe('strict mode in subprocesses', () => {
 
 describe('register lifecycle', () => {
   it('flushes on SIGTERM and still exits by the signal', async () => {
-    const run = await runNode(['--require', 'nous-session-invariant/register', 'test/fixtures/agent-app.cjs'], otlpEnv({ HOLD_OPEN: '1', OTEL_METRIC_EXPORT_INTERVAL: '600000' }), {
-      onStdout: (out, child) => {
-        if (out.includes('agent done') && !child.killed) child.kill('SIGTERM');
+    const run = await runNode(
+      ['--require', 'nous-session-invariant/register', 'test/fixtures/agent-app.cjs'],
+      otlpEnv({ HOLD_OPEN: '1', OTEL_METRIC_EXPORT_INTERVAL: '600000' }),
+      {
+        onStdout: (out, child) => {
+          if (out.includes('agent done') && !child.killed) child.kill('SIGTERM');
+        },
       },
-    });
+    );
     expect(run.signal).toBe('SIGTERM');
     expect(receiver.points('nous.session.invariant.violation')).toHaveLength(1);
     expect(receiver.events().some((e) => e.name === 'nous.session.invariant.violation')).toBe(true);
@@ -120,9 +133,13 @@ describe('register lifecycle', () => {
   });
 
   it('prints violations and counters to the console when nothing is configured (the embedded default)', async () => {
-    const run = await runNode(['--require', 'nous-session-invariant/register', 'test/fixtures/agent-app.cjs'], { FAKE_PROVIDER_URL: provider.openaiBaseURL });
+    const run = await runNode(['--require', 'nous-session-invariant/register', 'test/fixtures/agent-app.cjs'], {
+      FAKE_PROVIDER_URL: provider.openaiBaseURL,
+    });
     expect(run.code).toBe(0);
-    expect(run.stderr).toMatch(/span "chat gpt-test" event nous\.session\.invariant\.violation .*"nous\.session\.invariant\.kind":"extra_message"/);
+    expect(run.stderr).toMatch(
+      /span "chat gpt-test" event nous\.session\.invariant\.violation .*"nous\.session\.invariant\.kind":"extra_message"/,
+    );
     expect(run.stderr).toMatch(/counter nous\.session\.invariant\.violation .* = 1/);
     expect(run.stderr).not.toMatch(/SECRET/);
   });

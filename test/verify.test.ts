@@ -255,8 +255,6 @@ describe('verify: its own failures', () => {
   it('a malformed request is reported, not thrown, in warn mode', async () => {
     const log = exampleLog();
     expect(() => verify(log, null as never, { mode: 'warn' })).not.toThrow();
-    expect(await otel.points(VIOLATION_METRIC)).toMatchObject([
-      { attributes: { 'nous.session.invariant.kind': 'invalid_request' } },
-    ]);
+    expect(await otel.points(VIOLATION_METRIC)).toMatchObject([{ attributes: { 'nous.session.invariant.kind': 'invalid_request' } }]);
   });
 });

@@ -23,7 +23,12 @@ export async function startLocalModel(): Promise<LocalModel> {
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
     req.on('end', () => {
-      const request = JSON.parse(body || '{}') as { model?: string; messages?: Item[]; input?: Item[] | string; tools?: Array<{ name?: string; function?: { name?: string } }> };
+      const request = JSON.parse(body || '{}') as {
+        model?: string;
+        messages?: Item[];
+        input?: Item[] | string;
+        tools?: Array<{ name?: string; function?: { name?: string } }>;
+      };
       const id = ++calls;
       const tool = request.tools?.[0]?.function?.name ?? request.tools?.[0]?.name ?? 'get_weather';
       const answer = (result: unknown) => `Forecast says ${String(result)}: take an umbrella.`;
@@ -32,16 +37,49 @@ export async function startLocalModel(): Promise<LocalModel> {
         const last = Array.isArray(request.input) ? request.input.at(-1) : { role: 'user' };
         const output =
           last?.type === 'function_call_output'
-            ? [{ type: 'message', id: `msg_${id}`, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: answer(last.output), annotations: [] }] }]
-            : [{ type: 'function_call', id: `fc_${id}`, call_id: `call_${id}`, name: tool, arguments: '{"city":"Lisbon"}', status: 'completed' }];
-        res.end(JSON.stringify({ id: `resp_${id}`, object: 'response', created_at: Math.floor(Date.now() / 1000), status: 'completed', model: request.model, output, tools: [], tool_choice: 'auto', parallel_tool_calls: true }));
+            ? [
+                {
+                  type: 'message',
+                  id: `msg_${id}`,
+                  status: 'completed',
+                  role: 'assistant',
+                  content: [{ type: 'output_text', text: answer(last.output), annotations: [] }],
+                },
+              ]
+            : [
+                {
+                  type: 'function_call',
+                  id: `fc_${id}`,
+                  call_id: `call_${id}`,
+                  name: tool,
+                  arguments: '{"city":"Lisbon"}',
+                  status: 'completed',
+                },
+              ];
+        res.end(
+          JSON.stringify({
+            id: `resp_${id}`,
+            object: 'response',
+            created_at: Math.floor(Date.now() / 1000),
+            status: 'completed',
+            model: request.model,
+            output,
+            tools: [],
+            tool_choice: 'auto',
+            parallel_tool_calls: true,
+          }),
+        );
         return;
       }
       const last = request.messages?.at(-1);
       const message =
         last?.role === 'tool'
           ? { role: 'assistant', content: answer(last.content) }
-          : { role: 'assistant', content: null, tool_calls: [{ id: `call_${id}`, type: 'function', function: { name: tool, arguments: '{"city":"Lisbon"}' } }] };
+          : {
+              role: 'assistant',
+              content: null,
+              tool_calls: [{ id: `call_${id}`, type: 'function', function: { name: tool, arguments: '{"city":"Lisbon"}' } }],
+            };
       res.end(
         JSON.stringify({
           id: `chatcmpl-${id}`,

@@ -118,7 +118,8 @@ export function building<T>(adapter: string, messages: readonly Message[], build
       const content: unknown = m.content;
       if (Array.isArray(content) && !isWalkable(content)) throw new TypeError(`${adapter}: message ${i} has too many content parts`);
       const calls: unknown = m.toolCalls;
-      if (calls !== undefined && calls !== null && !isWalkable(calls)) throw new TypeError(`${adapter}: message ${i} has toolCalls that are not a list`);
+      if (calls !== undefined && calls !== null && !isWalkable(calls))
+        throw new TypeError(`${adapter}: message ${i} has toolCalls that are not a list`);
     }
     return build(messages);
   } catch (error) {

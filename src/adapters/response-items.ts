@@ -3,7 +3,17 @@
 // (camelCase: `callId`, `function_call_result`) both speak.
 
 import type { ContentPart, Message, MessageContent, ToolCall } from '../invariant/messages';
-import { ToolCallNames, canonicalRole, contentFieldsOf, entriesOf, isObject, isWalkable, opaqueEntry, readSafely, type Loose } from './canonical';
+import {
+  ToolCallNames,
+  canonicalRole,
+  contentFieldsOf,
+  entriesOf,
+  isObject,
+  isWalkable,
+  opaqueEntry,
+  readSafely,
+  type Loose,
+} from './canonical';
 
 export interface ItemDialect {
   callId: 'call_id' | 'callId';
@@ -39,7 +49,11 @@ function fromItem(item: unknown, dialect: ItemDialect, out: Message[], names: To
     return [{ role: canonicalRole(item.role), content: fromResponseContent(item.content) } as Message];
   }
   if (type === 'function_call' || type === 'custom_tool_call') {
-    const call: ToolCall = { id: item[dialect.callId] as string, name: item.name as string, arguments: type === 'function_call' ? item.arguments : item.input };
+    const call: ToolCall = {
+      id: item[dialect.callId] as string,
+      name: item.name as string,
+      arguments: type === 'function_call' ? item.arguments : item.input,
+    };
     names.record([call]);
     const previous = out[out.length - 1];
     if (previous?.role === 'assistant') {

@@ -50,7 +50,8 @@ export const PRUNE_TAIL_CHARS = 1_024;
  * has nothing to elide and is left alone. Returns the appended events.
  */
 export function pruneToolResults(view: SessionView, maxChars: number): Result<{ events: SessionEvent[] }> {
-  if (!Number.isInteger(maxChars) || maxChars < 0) return refuse('invalid_option', `maxChars must be a non-negative integer, got ${String(maxChars)}`);
+  if (!Number.isInteger(maxChars) || maxChars < 0)
+    return refuse('invalid_option', `maxChars must be a non-negative integer, got ${String(maxChars)}`);
   const pruned: SessionEvent[] = [];
   for (const [seq, message] of view.log.deriveIndexed()) {
     const content = message.content;
@@ -93,7 +94,8 @@ export type CompactResult = Result<{ event: SessionEvent | undefined; summarized
  */
 export async function compact(view: SessionView, options: CompactOptions): Promise<CompactResult> {
   const { keepRecent, summarize } = options;
-  if (!Number.isInteger(keepRecent) || keepRecent < 0) return refuse('invalid_option', `keepRecent must be a non-negative integer, got ${String(keepRecent)}`);
+  if (!Number.isInteger(keepRecent) || keepRecent < 0)
+    return refuse('invalid_option', `keepRecent must be a non-negative integer, got ${String(keepRecent)}`);
   if (typeof summarize !== 'function') return refuse('invalid_option', 'compact needs a summarize function');
 
   const offset = view.offset;
@@ -106,7 +108,13 @@ export async function compact(view: SessionView, options: CompactOptions): Promi
   );
   let indices = nonSystem.slice(0, old.length);
   // Keep the range contiguous and free of system messages: start after the last system inside it.
-  const lastSystemInside = indices.length === 0 ? -1 : fold.slice(0, indices[indices.length - 1]! + 1).map((m) => m.role).lastIndexOf('system');
+  const lastSystemInside =
+    indices.length === 0
+      ? -1
+      : fold
+          .slice(0, indices[indices.length - 1]! + 1)
+          .map((m) => m.role)
+          .lastIndexOf('system');
   indices = indices.filter((i) => i > lastSystemInside);
   if (indices.length === 0) return { ok: true, event: undefined, summarized: 0 };
 

@@ -3,13 +3,7 @@
 import { refusal, type Outcome } from '../result';
 
 export type SessionErrorCode =
-  | 'invalid_range'
-  | 'out_of_range'
-  | 'overlay_message'
-  | 'invalid_boundary'
-  | 'open_turn'
-  | 'invalid_option'
-  | 'append_failed';
+  'invalid_range' | 'out_of_range' | 'overlay_message' | 'invalid_boundary' | 'open_turn' | 'invalid_option' | 'append_failed';
 
 /** Why a history operation (compaction, fork, rewind) was refused. */
 export class SessionError extends Error {

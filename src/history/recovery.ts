@@ -28,7 +28,9 @@ interface OwedCall {
 
 /** `turn_start` events with no matching `turn_end`, innermost first. */
 export function openTurns(log: SessionLog): SessionEvent[] {
-  return scan(log).open.map((t) => t.start).reverse();
+  return scan(log)
+    .open.map((t) => t.start)
+    .reverse();
 }
 
 /** What `recover` would append, without appending it. */

@@ -10,6 +10,9 @@ import { warnOnce } from '../telemetry/logger';
  */
 export function isSupportedVersion(name: string, version: string | undefined, range: string, consequence: string): boolean {
   if (version !== undefined && semver.satisfies(version, range, { includePrerelease: true })) return true;
-  warnOnce(`unsupported:${name}@${version}`, `${name} ${version ?? '(unknown version)'} is outside the supported range ${range}; ${consequence}`);
+  warnOnce(
+    `unsupported:${name}@${version}`,
+    `${name} ${version ?? '(unknown version)'} is outside the supported range ${range}; ${consequence}`,
+  );
   return false;
 }

@@ -7,7 +7,13 @@ import { fetchIntegration } from './fetch/integration';
 import { openaiIntegration } from './openai/integration';
 import { openaiAgentsIntegration } from './openai-agents/integration';
 
-export const INTEGRATIONS: readonly Integration[] = [openaiIntegration, anthropicIntegration, aiSdkIntegration, openaiAgentsIntegration, fetchIntegration];
+export const INTEGRATIONS: readonly Integration[] = [
+  openaiIntegration,
+  anthropicIntegration,
+  aiSdkIntegration,
+  openaiAgentsIntegration,
+  fetchIntegration,
+];
 
 /** What the ESM loader hook is limited to: the modules and internal files the integrations patch. */
 export function esmInclude(): Array<string | RegExp> {

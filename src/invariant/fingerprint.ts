@@ -100,7 +100,8 @@ function contentHash(content: unknown, assistant: boolean, walk: Walk): number {
 
 /** A content part hashes without its prompt-cache marker, which `messagesMatch` does not compare. */
 function partHash(part: unknown, walk: Walk): number {
-  if (typeof part !== 'object' || part === null || Array.isArray(part) || part instanceof Date || !(CACHE_MARKER in part)) return hashValue(part, walk);
+  if (typeof part !== 'object' || part === null || Array.isArray(part) || part instanceof Date || !(CACHE_MARKER in part))
+    return hashValue(part, walk);
   const { [CACHE_MARKER]: _marker, ...rest } = part as Record<string, unknown>;
   return hashValue(rest, walk);
 }

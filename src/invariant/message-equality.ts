@@ -59,7 +59,8 @@ export function fieldsDiffering(entry: unknown, folded: Message): FingerprintFie
   if (m.role !== folded.role) return ['role'];
   if (folded.role === 'system') return [];
   const fields: FingerprintField[] = [];
-  const sameContent = folded.role === 'assistant' ? assistantContentEqual(m.content, folded.content) : contentEqual(m.content, folded.content);
+  const sameContent =
+    folded.role === 'assistant' ? assistantContentEqual(m.content, folded.content) : contentEqual(m.content, folded.content);
   if (!sameContent) fields.push('content');
   if (!toolCallsEqual(m.toolCalls, folded.toolCalls)) fields.push('toolCalls');
   if (nullish(m.toolCallId) !== nullish(folded.toolCallId)) fields.push('toolCallId');

@@ -78,7 +78,8 @@ export function describeViolation(details: ViolationDetails): string {
     case 'invalid_request':
       return `invalid_request: ${details.reason}`;
     default: {
-      const differs = details.differs && details.differs.length > 0 ? `; at index ${details.index} the ${details.differs.join(', ')} differ` : '';
+      const differs =
+        details.differs && details.differs.length > 0 ? `; at index ${details.index} the ${details.differs.join(', ')} differ` : '';
       return (
         `${details.kind} at index ${details.index} ` +
         `(request ${details.requestLength} messages, log ${details.logLength}; ` +

@@ -2,7 +2,17 @@
 
 import type { Message } from '../invariant/messages';
 import { describeThrown, refusal, type Outcome } from '../result';
-import { InvalidEventError, describe, isSurfaceType, positionOf, prepareEventData, prepareTime, type EventData, type EventType, type SessionEvent } from './events';
+import {
+  InvalidEventError,
+  describe,
+  isSurfaceType,
+  positionOf,
+  prepareEventData,
+  prepareTime,
+  type EventData,
+  type EventType,
+  type SessionEvent,
+} from './events';
 import { appendOrWarn } from './append-message';
 import { projectEvent, visibleSurface } from './fold';
 import { defineTimeField } from './frozen-time';

@@ -1,7 +1,16 @@
 // What the process already has registered with @opentelemetry/api, found by
 // behaviour rather than by class name (which minification renames).
 
-import { ProxyTracer, context, createContextKey, createNoopMeter, metrics, trace, type MeterProvider, type TracerProvider } from '@opentelemetry/api';
+import {
+  ProxyTracer,
+  context,
+  createContextKey,
+  createNoopMeter,
+  metrics,
+  trace,
+  type MeterProvider,
+  type TracerProvider,
+} from '@opentelemetry/api';
 
 /** The global tracer provider, if one that records was registered. */
 export function registeredTracerProvider(): TracerProvider | undefined {

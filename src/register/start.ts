@@ -73,10 +73,9 @@ function exportersFor(env: Env): Partial<NodeSDKConfiguration> {
 function onceShutdown(sdk: NodeSDK): () => Promise<void> {
   let done: Promise<void> | undefined;
   return () =>
-    (done ??= Promise.race([
-      sdk.shutdown(),
-      new Promise<void>((resolve) => setTimeout(resolve, SHUTDOWN_TIMEOUT_MS).unref()),
-    ]).catch((error: unknown) => logWarning(`telemetry shutdown failed: ${describeThrown(error)}`)));
+    (done ??= Promise.race([sdk.shutdown(), new Promise<void>((resolve) => setTimeout(resolve, SHUTDOWN_TIMEOUT_MS).unref())]).catch(
+      (error: unknown) => logWarning(`telemetry shutdown failed: ${describeThrown(error)}`),
+    ));
 }
 
 /**

@@ -53,7 +53,10 @@ export function checkModelRequest(request: ModelRequest, call: CallOptions, seam
       const mode = resolveMode(call.mode ?? session?.mode ?? settings.mode);
       if (mode === 'off') return undefined;
       if (request.stateful !== undefined) {
-        warnOnce(`stateful:${request.provider}:${request.stateful}`, `requests that use ${request.stateful} keep the conversation on the provider's side; they are not checked`);
+        warnOnce(
+          `stateful:${request.provider}:${request.stateful}`,
+          `requests that use ${request.stateful} keep the conversation on the provider's side; they are not checked`,
+        );
         return undefined;
       }
       const reaction: CheckReaction = {
@@ -69,7 +72,10 @@ export function checkModelRequest(request: ModelRequest, call: CallOptions, seam
       };
       const log = call.log ?? session?.log;
       if (log !== undefined && request.references !== undefined) {
-        warnOnce(`references:${request.provider}`, `requests that refer to stored items (item_reference) keep part of the conversation on the provider's side; they are not checked against a bound log`);
+        warnOnce(
+          `references:${request.provider}`,
+          `requests that refer to stored items (item_reference) keep part of the conversation on the provider's side; they are not checked against a bound log`,
+        );
         return undefined;
       }
       if (log !== undefined) {

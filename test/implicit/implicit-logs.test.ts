@@ -122,7 +122,11 @@ describe('implicit log: each fault class is caught with its kind', () => {
     const h = implicitHarness();
     const turns = threeTurns(h);
     const dropped = [...turns.slice(0, 3), ...turns.slice(5), user('question 4')];
-    expect(h.send(dropped).violation).toMatchObject({ kind: 'missing_message', index: 3, missing: [expect.objectContaining({ role: 'user' }), expect.objectContaining({ role: 'assistant' })] });
+    expect(h.send(dropped).violation).toMatchObject({
+      kind: 'missing_message',
+      index: 3,
+      missing: [expect.objectContaining({ role: 'user' }), expect.objectContaining({ role: 'assistant' })],
+    });
   });
 
   it('dropping the oldest turns (a sliding window) looks like a request over the tail: out of reach without a bound log', () => {
@@ -135,7 +139,10 @@ describe('implicit log: each fault class is caught with its kind', () => {
     const h = implicitHarness();
     const [, , , { r3, a3 }] = correctLoop(h);
     const dropped = [...r3.slice(0, 3), ...r3.slice(4), a3, user('more')];
-    expect(h.send(dropped).violation).toMatchObject({ kind: 'missing_message', missing: [expect.objectContaining({ role: 'tool', toolCallId: 'c1' })] });
+    expect(h.send(dropped).violation).toMatchObject({
+      kind: 'missing_message',
+      missing: [expect.objectContaining({ role: 'tool', toolCallId: 'c1' })],
+    });
   });
 
   it('drop the last reply, within one run', () => {
@@ -143,7 +150,11 @@ describe('implicit log: each fault class is caught with its kind', () => {
     const run = {};
     const r1 = [sys(), user('hi')];
     h.turn(r1, assistant('hello'), { run });
-    expect(h.send([...r1, user('are you there?')], { run }).violation).toMatchObject({ kind: 'missing_message', index: 2, missing: [expect.objectContaining({ role: 'assistant' })] });
+    expect(h.send([...r1, user('are you there?')], { run }).violation).toMatchObject({
+      kind: 'missing_message',
+      index: 2,
+      missing: [expect.objectContaining({ role: 'assistant' })],
+    });
   });
 
   it('the same request without the reply in another run is a branch (a regenerate looks like that)', () => {
@@ -186,7 +197,10 @@ describe('implicit log: each fault class is caught with its kind', () => {
   it('send an assistant reply of the conversation again, after the observed reply', () => {
     const h = implicitHarness();
     const [, , , { r3, a3 }] = correctLoop(h);
-    expect(h.send([...r3, a3, r3[4]!, user('again?')]).violation).toMatchObject({ kind: 'extra_message', extra: [expect.objectContaining({ role: 'assistant' })] });
+    expect(h.send([...r3, a3, r3[4]!, user('again?')]).violation).toMatchObject({
+      kind: 'extra_message',
+      extra: [expect.objectContaining({ role: 'assistant' })],
+    });
   });
 
   it('edit the reply the model sent, within one run', () => {
@@ -231,7 +245,9 @@ describe('implicit log: bounds', () => {
   it('keeps no message text: only fingerprints and content-free sketches', () => {
     const h = implicitHarness();
     h.send([user('SECRET-TEXT-123'), assistant('SECRET-REPLY-456')]);
-    const kept = JSON.stringify((h.logs as unknown as Record<string, unknown>) ?? {}, (_k, v: unknown) => (v instanceof Map || v instanceof Set ? [...v] : v));
+    const kept = JSON.stringify((h.logs as unknown as Record<string, unknown>) ?? {}, (_k, v: unknown) =>
+      v instanceof Map || v instanceof Set ? [...v] : v,
+    );
     expect(kept).not.toContain('SECRET');
   });
 });

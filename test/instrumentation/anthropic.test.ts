@@ -14,7 +14,10 @@ function toolLog(): SessionLog {
   const log = new SessionLog();
   log.append('system_message', { content: 'You are a weather bot.' });
   log.append('user_message', { content: 'Umbrella in Lisbon?' });
-  log.append('assistant_message', { content: 'Let me look.', toolCalls: [{ id: 'toolu_1', name: 'get_weather', arguments: { city: 'Lisbon' } }] });
+  log.append('assistant_message', {
+    content: 'Let me look.',
+    toolCalls: [{ id: 'toolu_1', name: 'get_weather', arguments: { city: 'Lisbon' } }],
+  });
   log.append('tool_result', { content: '{"rain":true}', toolCallId: 'toolu_1', name: 'get_weather' });
   return log;
 }
@@ -28,7 +31,9 @@ describe('anthropic messages', () => {
   it('create: system is the overlay slot, tool_use and tool_result reconstruct the fold', async () => {
     const log = toolLog();
     const before = await violationCount();
-    const message = await withSession(log, () => client().messages.create({ model: 'claude-test', max_tokens: 64, ...toAnthropic(log.deriveMessages()) }));
+    const message = await withSession(log, () =>
+      client().messages.create({ model: 'claude-test', max_tokens: 64, ...toAnthropic(log.deriveMessages()) }),
+    );
     expect((message as { content: Array<{ text: string }> }).content[0]!.text).toMatch(/^answer/);
     expect(await violationCount()).toBe(before);
   });
@@ -37,10 +42,14 @@ describe('anthropic messages', () => {
     const log = toolLog();
     const { system, messages } = toAnthropic(log.deriveMessages());
     await trace.getTracer('app').startActiveSpan('agent step', async (span) => {
-      await withSession(log, () => client().messages.create({ model: 'claude-test', max_tokens: 64, system, messages: messages.slice(0, 2) }));
+      await withSession(log, () =>
+        client().messages.create({ model: 'claude-test', max_tokens: 64, system, messages: messages.slice(0, 2) }),
+      );
       span.end();
     });
-    const events = suite.env.otel.spans.getFinishedSpans().flatMap((s) => s.events.map((e) => ({ span: s.name, kind: e.attributes?.['nous.session.invariant.kind'] })));
+    const events = suite.env.otel.spans
+      .getFinishedSpans()
+      .flatMap((s) => s.events.map((e) => ({ span: s.name, kind: e.attributes?.['nous.session.invariant.kind'] })));
     expect(events).toHaveLength(1);
     expect(events[0]!.kind).toBe('missing_message');
     // The SDK's own call span (its built-in OpenTelemetry) is the span of the request.
@@ -53,7 +62,12 @@ describe('anthropic messages', () => {
     const before = await violationCount('extra_message');
     const request = toAnthropic(log.deriveMessages());
     const stream = withSession(log, () =>
-      client().messages.stream({ model: 'claude-test', max_tokens: 64, ...request, messages: [...request.messages, { role: 'user', content: 'ghost' }] }),
+      client().messages.stream({
+        model: 'claude-test',
+        max_tokens: 64,
+        ...request,
+        messages: [...request.messages, { role: 'user', content: 'ghost' }],
+      }),
     );
     const final = await stream.finalMessage();
     expect(final.content[0]).toMatchObject({ type: 'text' });
@@ -63,7 +77,9 @@ describe('anthropic messages', () => {
   it('create({ stream: true }) still works and is checked', async () => {
     const log = toolLog();
     const request = toAnthropic(log.deriveMessages());
-    const stream = await withSession(log, () => client().messages.create({ model: 'claude-test', max_tokens: 64, stream: true, ...request }));
+    const stream = await withSession(log, () =>
+      client().messages.create({ model: 'claude-test', max_tokens: 64, stream: true, ...request }),
+    );
     const types: string[] = [];
     for await (const event of stream as unknown as AsyncIterable<{ type: string }>) types.push(event.type);
     expect(types.at(-1)).toBe('message_stop');
@@ -71,9 +87,13 @@ describe('anthropic messages', () => {
 
   it('strict mode throws before the server receives the request', async () => {
     const sent = suite.server.received.length;
-    const call = withSession(toolLog(), () => client().messages.create({ model: 'claude-test', max_tokens: 64, messages: [{ role: 'user', content: 'ghost' }] }), {
-      mode: 'strict',
-    });
+    const call = withSession(
+      toolLog(),
+      () => client().messages.create({ model: 'claude-test', max_tokens: 64, messages: [{ role: 'user', content: 'ghost' }] }),
+      {
+        mode: 'strict',
+      },
+    );
     await expect(call).rejects.toBeInstanceOf(SessionInvariantViolation);
     expect(suite.server.received.length).toBe(sent);
   });
@@ -82,7 +102,9 @@ describe('anthropic messages', () => {
     const before = await violationCount();
     const sent = suite.server.received.length;
     suite.server.failNext(1);
-    await withSession(toolLog(), () => client(2).messages.create({ model: 'claude-test', max_tokens: 64, messages: [{ role: 'user', content: 'ghost' }] }));
+    await withSession(toolLog(), () =>
+      client(2).messages.create({ model: 'claude-test', max_tokens: 64, messages: [{ role: 'user', content: 'ghost' }] }),
+    );
     expect(suite.server.received.length - sent).toBe(2);
     expect((await violationCount()) - before).toBe(1);
   });

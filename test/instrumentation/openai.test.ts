@@ -64,9 +64,13 @@ describe('openai chat completions', () => {
   ])('%s lands as a span event on the active span and on the counter', async (kind, mutate) => {
     const log = weatherLog();
     await inUserSpan(() =>
-      withSession(log, () => client().chat.completions.create({ model: 'gpt-test', messages: mutate(toOpenAIChat(log.deriveMessages())) }), {
-        agentName: 'weather',
-      }),
+      withSession(
+        log,
+        () => client().chat.completions.create({ model: 'gpt-test', messages: mutate(toOpenAIChat(log.deriveMessages())) }),
+        {
+          agentName: 'weather',
+        },
+      ),
     );
     const span = suite.env.otel.spans.getFinishedSpans().find((s) => s.name === 'agent step')!;
     expect(span.events.map((e) => [e.name, e.attributes?.['nous.session.invariant.kind']])).toEqual([[VIOLATION_EVENT, kind]]);
@@ -105,7 +109,10 @@ describe('openai chat completions', () => {
   });
 
   it('without a bound session the request is checked against the implicit conversation', async () => {
-    const implicit = async () => (await suite.env.otel.points(CHECKS_METRIC)).filter((p) => p.attributes['nous.session.invariant.log'] === 'implicit').reduce((n, p) => n + p.value, 0);
+    const implicit = async () =>
+      (await suite.env.otel.points(CHECKS_METRIC))
+        .filter((p) => p.attributes['nous.session.invariant.log'] === 'implicit')
+        .reduce((n, p) => n + p.value, 0);
     const before = await implicit();
     await client().chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'anything' }] });
     expect(await implicit()).toBe(before + 1);
@@ -132,9 +139,13 @@ describe('openai chat completions', () => {
   it('strict mode throws before the server receives the request', async () => {
     const log = weatherLog();
     const sent = suite.server.received.length;
-    const call = withSession(log, () => client().chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'ghost' }] }), {
-      mode: 'strict',
-    });
+    const call = withSession(
+      log,
+      () => client().chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'ghost' }] }),
+      {
+        mode: 'strict',
+      },
+    );
     await expect(call).rejects.toBeInstanceOf(SessionInvariantViolation);
     await expect(call).rejects.toMatchObject({ details: { kind: 'missing_message' } });
     expect(suite.server.received.length).toBe(sent);
@@ -143,7 +154,11 @@ describe('openai chat completions', () => {
   it('streaming still works and is checked', async () => {
     const log = weatherLog();
     const stream = await withSession(log, () =>
-      client().chat.completions.create({ model: 'gpt-test', stream: true, messages: [...toOpenAIChat(log.deriveMessages()), { role: 'user', content: 'x' }] }),
+      client().chat.completions.create({
+        model: 'gpt-test',
+        stream: true,
+        messages: [...toOpenAIChat(log.deriveMessages()), { role: 'user', content: 'x' }],
+      }),
     );
     let text = '';
     for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
@@ -170,7 +185,11 @@ describe('openai chat completions', () => {
       for await (const chunk of b) right += chunk.choices[0]?.delta.content ?? '';
       expect(left).toBe(right);
     });
-    expect(await violationPoints()).toEqual(expect.not.arrayContaining([expect.objectContaining({ attributes: expect.objectContaining({ 'nous.session.invariant.kind': 'invalid_request' }) })]));
+    expect(await violationPoints()).toEqual(
+      expect.not.arrayContaining([
+        expect.objectContaining({ attributes: expect.objectContaining({ 'nous.session.invariant.kind': 'invalid_request' }) }),
+      ]),
+    );
   });
 
   it('an aborted call rejects exactly as it does without the instrumentation', async () => {
@@ -204,7 +223,9 @@ describe('openai chat completions', () => {
     const before = (await violationPoints()).reduce((n, p) => n + p.value, 0);
     const sent = suite.server.received.length;
     suite.server.failNext(1);
-    await withSession(log, () => client({ maxRetries: 2 }).chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'ghost' }] }));
+    await withSession(log, () =>
+      client({ maxRetries: 2 }).chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'ghost' }] }),
+    );
     expect(suite.server.received.length - sent).toBe(2);
     expect((await violationPoints()).reduce((n, p) => n + p.value, 0) - before).toBe(1);
   });
@@ -224,7 +245,8 @@ describe('openai responses', () => {
     const log = weatherLog();
     const fold = log.deriveMessages().slice(1); // no leading system: instructions carry it
     const noSystem = new SessionLog();
-    for (const m of fold) noSystem.append(m.role === 'tool' ? 'tool_result' : `${m.role}_message` as never, { ...m, createdAt: undefined } as never);
+    for (const m of fold)
+      noSystem.append(m.role === 'tool' ? 'tool_result' : (`${m.role}_message` as never), { ...m, createdAt: undefined } as never);
     const before = (await violationPoints()).reduce((n, p) => n + p.value, 0);
     const response = await withSession(noSystem, () =>
       client().responses.create({ model: 'gpt-test', instructions: 'Be brief.', input: toOpenAIResponses(noSystem.deriveMessages()) }),
@@ -237,7 +259,10 @@ describe('openai responses', () => {
     const log = weatherLog();
     await inUserSpan(() =>
       withSession(log, () =>
-        client().responses.create({ model: 'gpt-test', input: [...toOpenAIResponses(log.deriveMessages()), { role: "user", content: "ghost" }] }),
+        client().responses.create({
+          model: 'gpt-test',
+          input: [...toOpenAIResponses(log.deriveMessages()), { role: 'user', content: 'ghost' }],
+        }),
       ),
     );
     const span = suite.env.otel.spans.getFinishedSpans().find((s) => s.name === 'agent step')!;

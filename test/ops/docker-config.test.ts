@@ -20,7 +20,8 @@ interface Pipeline {
 
 /** The collector's config merge: maps merge deeply, lists are replaced. */
 function merge(base: any, over: any): any {
-  if (typeof base !== 'object' || base === null || Array.isArray(base) || typeof over !== 'object' || over === null || Array.isArray(over)) return over;
+  if (typeof base !== 'object' || base === null || Array.isArray(base) || typeof over !== 'object' || over === null || Array.isArray(over))
+    return over;
   const out = { ...base };
   for (const [k, v] of Object.entries(over)) out[k] = k in base ? merge(base[k], v) : v;
   return out;
@@ -87,7 +88,8 @@ describe('docker/collector.yaml', () => {
 describe('docker/prometheus and docker/alertmanager', () => {
   it('Prometheus scrapes the collector, loads the alert rules and sends to Alertmanager', () => {
     const config = load('prometheus/prometheus.yml');
-    for (const file of config.rule_files as string[]) expect(existsSync(resolve(docker, 'prometheus', file.split(' ')[0]!)), file).toBe(true);
+    for (const file of config.rule_files as string[])
+      expect(existsSync(resolve(docker, 'prometheus', file.split(' ')[0]!)), file).toBe(true);
     expect(config.scrape_configs[0].static_configs[0].targets).toEqual(['collector:8889']);
     expect(config.alerting.alertmanagers[0].static_configs[0].targets).toEqual(['alertmanager:9093']);
   });
@@ -125,7 +127,9 @@ describe('docker/grafana', () => {
     expect(exprs[1]!.expr).toMatch(/nous_session_invariant_violation_total.*\/.*nous_session_invariant_checks_total/);
     for (const { expr } of exprs) {
       for (const metric of expr.match(/nous_session_invariant_\w+/g) ?? []) {
-        expect(['nous_session_invariant_violation_total', 'nous_session_invariant_checks_total', 'nous_session_invariant_kind']).toContain(metric);
+        expect(['nous_session_invariant_violation_total', 'nous_session_invariant_checks_total', 'nous_session_invariant_kind']).toContain(
+          metric,
+        );
       }
     }
   });

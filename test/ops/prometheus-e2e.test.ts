@@ -21,7 +21,9 @@ afterAll(() => {
 });
 
 function start(command: string, args: string[], env: Record<string, string> = {}): { child: ChildProcess; output: () => string } {
-  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(VITEST|NODE_TEST_CONTEXT|JEST_WORKER_ID|NODE_ENV|OTEL_)/.test(k)));
+  const base = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !/^(VITEST|NODE_TEST_CONTEXT|JEST_WORKER_ID|NODE_ENV|OTEL_)/.test(k)),
+  );
   const child = spawn(command, args, { cwd: PACKAGE_ROOT, env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let output = '';
@@ -105,7 +107,11 @@ describe.skipIf(!prometheusInstalled)('a real Prometheus scraping the buggy agen
       const body = (await response.json()) as { data: { alerts: Alert[] } };
       return body.data.alerts.find((a) => a.labels.alertname === 'NousSessionInvariantViolation' && a.state === 'firing');
     });
-    expect(alert.labels).toMatchObject({ severity: 'warning', nous_session_invariant_kind: 'missing_message', gen_ai_agent_name: 'weather-agent' });
+    expect(alert.labels).toMatchObject({
+      severity: 'warning',
+      nous_session_invariant_kind: 'missing_message',
+      gen_ai_agent_name: 'weather-agent',
+    });
 
     agent.child.kill('SIGTERM');
     prometheus.child.kill('SIGTERM');

@@ -65,14 +65,24 @@ describe('replaceRange', () => {
 
   it('refuses to replace the overlay itself', () => {
     const log = chatLog(['user', 'a']);
-    expect(replaceRange(new SessionView(log, 'o'), 0, 1, { role: 'system', content: 'S' })).toMatchObject({ ok: false, error: { code: 'overlay_message' } });
+    expect(replaceRange(new SessionView(log, 'o'), 0, 1, { role: 'system', content: 'S' })).toMatchObject({
+      ok: false,
+      error: { code: 'overlay_message' },
+    });
     expect(log.count).toBe(1);
   });
 });
 
 describe('balanceToolCallBoundary', () => {
   it('moves the leading tool messages of recent onto the end of old', () => {
-    const call: Message = { role: 'assistant', content: null, toolCalls: [{ id: 'c1', name: 'f' }, { id: 'c2', name: 'f' }] };
+    const call: Message = {
+      role: 'assistant',
+      content: null,
+      toolCalls: [
+        { id: 'c1', name: 'f' },
+        { id: 'c2', name: 'f' },
+      ],
+    };
     const t1: Message = { role: 'tool', content: '1', toolCallId: 'c1' };
     const t2: Message = { role: 'tool', content: '2', toolCallId: 'c2' };
     const next: Message = { role: 'assistant', content: 'done' };
@@ -101,7 +111,13 @@ describe('pruneToolResults', () => {
 
   it('leaves results at or under maxChars, and ones with nothing to elide', () => {
     const log = new SessionLog();
-    log.append('assistant_message', { content: null, toolCalls: [{ id: 'c1', name: 'f' }, { id: 'c2', name: 'f' }] });
+    log.append('assistant_message', {
+      content: null,
+      toolCalls: [
+        { id: 'c1', name: 'f' },
+        { id: 'c2', name: 'f' },
+      ],
+    });
     log.append('tool_result', { content: 'x'.repeat(100), toolCallId: 'c1' });
     log.append('tool_result', { content: 'y'.repeat(5000), toolCallId: 'c2' });
     const result = pruneToolResults(new SessionView(log), 50);

@@ -53,7 +53,12 @@ describe('openTurns', () => {
 });
 
 describe('risk', () => {
-  const risks = (log: SessionLog) => Object.fromEntries(plan(log).filter((e) => e.type === 'tool_result').map((e) => [e.data.toolCallId, (e.data.metadata as { risk: string }).risk]));
+  const risks = (log: SessionLog) =>
+    Object.fromEntries(
+      plan(log)
+        .filter((e) => e.type === 'tool_result')
+        .map((e) => [e.data.toolCallId, (e.data.metadata as { risk: string }).risk]),
+    );
 
   it('a tool_call event for the id: outcome unknown; the turn logged tool_call for other ids: not started', () => {
     expect(risks(crashed({ dispatched: ['c1'] }))).toEqual({ c1: 'outcome_unknown', c2: 'not_started' });
@@ -89,7 +94,11 @@ describe('recover', () => {
     const before = log.count;
     const appended = recover(log);
     expect(appended.map((e) => e.type)).toEqual(['tool_result', 'tool_result', 'turn_end']);
-    expect(appended[0]!.data).toMatchObject({ toolCallId: 'c1', name: 'charge_card', metadata: { synthetic: true, risk: 'outcome_unknown' } });
+    expect(appended[0]!.data).toMatchObject({
+      toolCallId: 'c1',
+      name: 'charge_card',
+      metadata: { synthetic: true, risk: 'outcome_unknown' },
+    });
     expect(String(appended[0]!.data.content)).toMatch(/may or may not have run/);
     expect(String(appended[1]!.data.content)).toMatch(/did not run/);
     expect(appended[2]!.data).toMatchObject({ reason: 'interrupted', steps: 1 });
@@ -102,7 +111,9 @@ describe('recover', () => {
     const log = crashed();
     const planned = plan(log);
     expect(log.count).toBe(4);
-    expect(recover(log).map((e) => ({ type: e.type, data: e.data }))).toEqual(planned.map((p) => ({ type: p.type, data: JSON.parse(JSON.stringify(p.data)) as unknown })));
+    expect(recover(log).map((e) => ({ type: e.type, data: e.data }))).toEqual(
+      planned.map((p) => ({ type: p.type, data: JSON.parse(JSON.stringify(p.data)) as unknown })),
+    );
   });
 
   it('is idempotent, also after a JSON round trip', () => {
@@ -120,7 +131,16 @@ describe('recover', () => {
           ['turn_start', {}],
           ['user_message', { content: 'q' }],
           ['step_start', {}],
-          ['assistant_message', { content: null, toolCalls: [{ id: 'a', name: 'f' }, { id: 'b', name: 'g' }] }],
+          [
+            'assistant_message',
+            {
+              content: null,
+              toolCalls: [
+                { id: 'a', name: 'f' },
+                { id: 'b', name: 'g' },
+              ],
+            },
+          ],
           ['tool_call', { id: 'a' }],
           ['tool_result', { content: 'ra', toolCallId: 'a', name: 'f' }],
           ['tool_call', { id: 'b' }],

@@ -23,10 +23,17 @@ export const contentArb: fc.Arbitrary<Message['content']> = fc.oneof(
 );
 
 const callId = fc.constantFrom('c1', 'c2', 'c3', 'c4');
-const argsValue = fc.oneof(fc.constant({}), fc.record({ q: words }), fc.record({ n: fc.integer({ min: 0, max: 3 }), tags: fc.array(words, { maxLength: 2 }) }));
+const argsValue = fc.oneof(
+  fc.constant({}),
+  fc.record({ q: words }),
+  fc.record({ n: fc.integer({ min: 0, max: 3 }), tags: fc.array(words, { maxLength: 2 }) }),
+);
 
 /** Arguments as the object or as the JSON string OpenAI sends. */
-export const argumentsArb: fc.Arbitrary<unknown> = fc.oneof(argsValue, argsValue.map((v) => JSON.stringify(v)));
+export const argumentsArb: fc.Arbitrary<unknown> = fc.oneof(
+  argsValue,
+  argsValue.map((v) => JSON.stringify(v)),
+);
 
 export const toolCallArb: fc.Arbitrary<ToolCall> = fc.record({ id: callId, name: fc.constantFrom('f', 'g'), arguments: argumentsArb });
 
@@ -67,12 +74,20 @@ export const logOpArb: fc.Arbitrary<LogOp> = fc.oneof(
   { weight: 6, arbitrary: messageArb.map((m) => ({ op: 'append' as const, type: EVENT_TYPE_OF[m.role], data: dataOf(m) })) },
   {
     weight: 2,
-    arbitrary: fc.record({
-      op: fc.constant('replace' as const),
-      message: messageArb,
-      start: fc.nat({ max: 30 }),
-      width: fc.nat({ max: 5 }),
-    }).map(({ message, start, width }) => ({ op: 'replace' as const, type: EVENT_TYPE_OF[message.role], data: dataOf(message), start, width })),
+    arbitrary: fc
+      .record({
+        op: fc.constant('replace' as const),
+        message: messageArb,
+        start: fc.nat({ max: 30 }),
+        width: fc.nat({ max: 5 }),
+      })
+      .map(({ message, start, width }) => ({
+        op: 'replace' as const,
+        type: EVENT_TYPE_OF[message.role],
+        data: dataOf(message),
+        start,
+        width,
+      })),
   },
   {
     weight: 2,
@@ -206,4 +221,3 @@ export const providerTranscriptArb: fc.Arbitrary<Message[]> = fc
 
 /** Responses items and Anthropic messages carry no user names. */
 export const withoutUserNames = (ms: Message[]): Message[] => ms.map((m) => (m.role === 'user' ? { role: m.role, content: m.content } : m));
-

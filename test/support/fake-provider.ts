@@ -45,7 +45,10 @@ export async function startFakeProvider(): Promise<FakeProvider> {
         // With tools offered and a user message last, call the first tool once; answer after its result.
         const messages = (body.messages ?? []) as Array<{ role: string }>;
         const tools = (body.tools ?? []) as Array<{ function?: { name?: string } }>;
-        const autoCall = tools.length > 0 && messages.at(-1)?.role === 'user' ? { name: tools[0]!.function?.name ?? 'tool', args: { city: 'Lisbon' } } : undefined;
+        const autoCall =
+          tools.length > 0 && messages.at(-1)?.role === 'user'
+            ? { name: tools[0]!.function?.name ?? 'tool', args: { city: 'Lisbon' } }
+            : undefined;
         const call = toolCall ?? autoCall;
         toolCall = undefined;
         return body.stream ? chatStream(res, id, body, call) : json(res, 200, chatCompletion(id, body, call));
@@ -56,7 +59,8 @@ export async function startFakeProvider(): Promise<FakeProvider> {
         const last = ((body.messages ?? []) as Array<{ role: string; content: unknown }>).at(-1);
         const tools = (body.tools ?? []) as Array<{ name?: string }>;
         const results = Array.isArray(last?.content) && (last.content as Array<{ type?: string }>).some((b) => b.type === 'tool_result');
-        const call = tools.length > 0 && last?.role === 'user' && !results ? { name: tools[0]!.name ?? 'tool', args: { city: 'Lisbon' } } : undefined;
+        const call =
+          tools.length > 0 && last?.role === 'user' && !results ? { name: tools[0]!.name ?? 'tool', args: { city: 'Lisbon' } } : undefined;
         return body.stream ? anthropicStream(res, id, body, call) : json(res, 200, anthropicMessage(id, body, call));
       }
       json(res, 404, { error: { message: `no route ${path}` } });
@@ -87,7 +91,11 @@ function json(res: ServerResponse, status: number, payload: unknown): void {
 
 function chatCompletion(id: number, body: Record<string, unknown>, call?: { name: string; args: unknown }) {
   const message = call
-    ? { role: 'assistant', content: null, tool_calls: [{ id: `call_${id}`, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.args) } }] }
+    ? {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: `call_${id}`, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.args) } }],
+      }
     : { role: 'assistant', content: `answer ${id}` };
   return {
     id: `chatcmpl-${id}`,
@@ -103,7 +111,14 @@ function chatStream(res: ServerResponse, id: number, body: Record<string, unknow
   res.writeHead(200, { 'content-type': 'text/event-stream' });
   const base = { id: `chatcmpl-${id}`, object: 'chat.completion.chunk', created: 1_700_000_000, model: body.model };
   const deltas = call
-    ? [{ role: 'assistant', tool_calls: [{ index: 0, id: `call_${id}`, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.args) } }] }]
+    ? [
+        {
+          role: 'assistant',
+          tool_calls: [
+            { index: 0, id: `call_${id}`, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.args) } },
+          ],
+        },
+      ]
     : [{ role: 'assistant', content: 'ans' }, { content: `wer ${id}` }];
   for (const delta of deltas) res.write(`data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`);
   res.write(`data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta: {}, finish_reason: call ? 'tool_calls' : 'stop' }] })}\n\n`);
@@ -117,8 +132,25 @@ function response(id: number, body: Record<string, unknown>) {
   const last = input.at(-1);
   const callTool = tools.length > 0 && (typeof body.input === 'string' || last?.role === 'user');
   const output = callTool
-    ? [{ type: 'function_call', id: `fc_${id}`, call_id: `call_${id}`, name: tools[0]!.name, arguments: '{"city":"Lisbon"}', status: 'completed' }]
-    : [{ type: 'message', id: `msg_${id}`, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: `answer ${id}`, annotations: [] }] }];
+    ? [
+        {
+          type: 'function_call',
+          id: `fc_${id}`,
+          call_id: `call_${id}`,
+          name: tools[0]!.name,
+          arguments: '{"city":"Lisbon"}',
+          status: 'completed',
+        },
+      ]
+    : [
+        {
+          type: 'message',
+          id: `msg_${id}`,
+          status: 'completed',
+          role: 'assistant',
+          content: [{ type: 'output_text', text: `answer ${id}`, annotations: [] }],
+        },
+      ];
   return {
     id: `resp_${id}`,
     object: 'response',
@@ -129,7 +161,13 @@ function response(id: number, body: Record<string, unknown>) {
     parallel_tool_calls: true,
     tool_choice: 'auto',
     tools: [],
-    usage: { input_tokens: 10, output_tokens: 2, total_tokens: 12, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } },
+    usage: {
+      input_tokens: 10,
+      output_tokens: 2,
+      total_tokens: 12,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens_details: { reasoning_tokens: 0 },
+    },
   };
 }
 
@@ -149,18 +187,37 @@ function anthropicMessage(id: number, body: Record<string, unknown>, call?: { na
 function anthropicStream(res: ServerResponse, id: number, body: Record<string, unknown>, call?: { name: string; args: unknown }): void {
   res.writeHead(200, { 'content-type': 'text/event-stream' });
   const send = (event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-  send('message_start', { type: 'message_start', message: { ...anthropicMessage(id, body), content: [], stop_reason: null, usage: { input_tokens: 10, output_tokens: 0 } } });
+  send('message_start', {
+    type: 'message_start',
+    message: { ...anthropicMessage(id, body), content: [], stop_reason: null, usage: { input_tokens: 10, output_tokens: 0 } },
+  });
   if (call) {
     const json = JSON.stringify(call.args);
-    send('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: `toolu_${id}`, name: call.name, input: {} } });
-    send('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: json.slice(0, 5) } });
-    send('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: json.slice(5) } });
+    send('content_block_start', {
+      type: 'content_block_start',
+      index: 0,
+      content_block: { type: 'tool_use', id: `toolu_${id}`, name: call.name, input: {} },
+    });
+    send('content_block_delta', {
+      type: 'content_block_delta',
+      index: 0,
+      delta: { type: 'input_json_delta', partial_json: json.slice(0, 5) },
+    });
+    send('content_block_delta', {
+      type: 'content_block_delta',
+      index: 0,
+      delta: { type: 'input_json_delta', partial_json: json.slice(5) },
+    });
   } else {
     send('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
     send('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: `answer ${id}` } });
   }
   send('content_block_stop', { type: 'content_block_stop', index: 0 });
-  send('message_delta', { type: 'message_delta', delta: { stop_reason: call ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { output_tokens: 2 } });
+  send('message_delta', {
+    type: 'message_delta',
+    delta: { stop_reason: call ? 'tool_use' : 'end_turn', stop_sequence: null },
+    usage: { output_tokens: 2 },
+  });
   send('message_stop', { type: 'message_stop' });
   res.end();
 }
@@ -169,7 +226,8 @@ function responseStream(res: ServerResponse, id: number, body: Record<string, un
   res.writeHead(200, { 'content-type': 'text/event-stream' });
   const full = response(id, body);
   let sequence = 0;
-  const send = (data: Record<string, unknown>) => res.write(`event: ${String(data.type)}\ndata: ${JSON.stringify({ ...data, sequence_number: sequence++ })}\n\n`);
+  const send = (data: Record<string, unknown>) =>
+    res.write(`event: ${String(data.type)}\ndata: ${JSON.stringify({ ...data, sequence_number: sequence++ })}\n\n`);
   send({ type: 'response.created', response: { ...full, status: 'in_progress', output: [] } });
   full.output.forEach((item, index) => {
     send({ type: 'response.output_item.added', output_index: index, item });

@@ -11,13 +11,31 @@ import { types } from 'node:util';
 const thrownValues: Array<() => unknown> = [
   () => Object.create(null),
   () => 1,
-  () => Object.defineProperty(new Error('x'), 'message', { get: () => { throw Object.create(null); } }),
-  () => new Proxy({}, { get: () => { throw new Error('trap'); } }),
+  () =>
+    Object.defineProperty(new Error('x'), 'message', {
+      get: () => {
+        throw Object.create(null);
+      },
+    }),
+  () =>
+    new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error('trap');
+        },
+      },
+    ),
   () => Symbol('thrown'),
 ];
 
 function throwingGetter(key: string, thrown: () => unknown): object {
-  return Object.defineProperty({}, key, { enumerable: true, get: () => { throw thrown(); } });
+  return Object.defineProperty({}, key, {
+    enumerable: true,
+    get: () => {
+      throw thrown();
+    },
+  });
 }
 
 function revokedProxy(): object {
@@ -27,7 +45,9 @@ function revokedProxy(): object {
 }
 
 function trappingProxy(target: object): object {
-  const fail = () => { throw Object.create(null); };
+  const fail = () => {
+    throw Object.create(null);
+  };
   return new Proxy(target, { get: fail, ownKeys: fail, getOwnPropertyDescriptor: fail, getPrototypeOf: fail, has: fail });
 }
 
@@ -101,14 +121,20 @@ const messageRecipe: fc.Arbitrary<Recipe> = fc.oneof(
   fc
     .record(
       {
-        role: fc.oneof(fc.constantFrom('system', 'user', 'assistant', 'tool', 'developer', 'function').map((plain): Recipe => ({ plain })), valueRecipe),
+        role: fc.oneof(
+          fc.constantFrom('system', 'user', 'assistant', 'tool', 'developer', 'function').map((plain): Recipe => ({ plain })),
+          valueRecipe,
+        ),
         content: valueRecipe,
         toolCalls: valueRecipe,
         tool_calls: valueRecipe,
         toolCallId: valueRecipe,
         tool_call_id: valueRecipe,
         name: valueRecipe,
-        type: fc.oneof(fc.constantFrom('message', 'function_call', 'function_call_output', 'item_reference').map((plain): Recipe => ({ plain })), valueRecipe),
+        type: fc.oneof(
+          fc.constantFrom('message', 'function_call', 'function_call_output', 'item_reference').map((plain): Recipe => ({ plain })),
+          valueRecipe,
+        ),
       },
       { requiredKeys: ['role'] },
     )

@@ -33,15 +33,29 @@ export function implicitHarness(limits: { maxConversations?: number; idleTimeout
     violations: counter,
     checks: counter,
     internalErrors: counter,
-    evictions: { add: (_n: number, attributes: Record<string, string>) => evictions.push(attributes['nous.session.invariant.eviction.reason']!) },
+    evictions: {
+      add: (_n: number, attributes: Record<string, string>) => evictions.push(attributes['nous.session.invariant.eviction.reason']!),
+    },
   } as unknown as InvariantInstruments;
-  const logs = new ImplicitLogs({ maxConversations: limits.maxConversations ?? 1000, idleTimeoutMs: limits.idleTimeoutMs ?? 60_000, now: () => now }, () => instruments);
+  const logs = new ImplicitLogs(
+    { maxConversations: limits.maxConversations ?? 1000, idleTimeoutMs: limits.idleTimeoutMs ?? 60_000, now: () => now },
+    () => instruments,
+  );
   setLogger({ warn: () => {} });
   const send = (messages: readonly Message[], options: { run?: RunKey } = {}): Sent => {
     const check = () =>
       logs.check(
         { provider: 'test', model: 'm', messages },
-        { mode: 'warn', log: 'implicit', agentName: undefined, provider: 'test', captureContent: true, span: trace.wrapSpanContext({ traceId: '0'.repeat(31) + '1', spanId: '0'.repeat(15) + '1', traceFlags: 0 }), instruments, mayThrow: false },
+        {
+          mode: 'warn',
+          log: 'implicit',
+          agentName: undefined,
+          provider: 'test',
+          captureContent: true,
+          span: trace.wrapSpanContext({ traceId: '0'.repeat(31) + '1', spanId: '0'.repeat(15) + '1', traceFlags: 0 }),
+          instruments,
+          mayThrow: false,
+        },
       );
     const outcome = options.run === undefined ? check() : inFrameworkRun(options.run, check);
     return { violation: outcome.violation, pending: outcome.pending };

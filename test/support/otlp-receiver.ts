@@ -3,7 +3,13 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-type AnyValue = { stringValue?: string; intValue?: string | number; doubleValue?: number; boolValue?: boolean; arrayValue?: { values: AnyValue[] } };
+type AnyValue = {
+  stringValue?: string;
+  intValue?: string | number;
+  doubleValue?: number;
+  boolValue?: boolean;
+  arrayValue?: { values: AnyValue[] };
+};
 type KeyValue = { key: string; value: AnyValue };
 
 export interface ReceivedEvent {
@@ -63,7 +69,9 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       traces.flatMap((t) =>
         t.resourceSpans.flatMap((rs: any) =>
           rs.scopeSpans.flatMap((ss: any) =>
-            ss.spans.flatMap((s: any) => (s.events ?? []).map((e: any) => ({ span: s.name, name: e.name, attributes: attributes(e.attributes) }))),
+            ss.spans.flatMap((s: any) =>
+              (s.events ?? []).map((e: any) => ({ span: s.name, name: e.name, attributes: attributes(e.attributes) })),
+            ),
           ),
         ),
       ),
@@ -73,11 +81,18 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
           rm.scopeMetrics.flatMap((sm: any) =>
             sm.metrics
               .filter((x: any) => x.name === metric)
-              .flatMap((x: any) => (x.sum?.dataPoints ?? []).map((p: any) => ({ metric, value: Number(p.asInt ?? p.asDouble), attributes: attributes(p.attributes) }))),
+              .flatMap((x: any) =>
+                (x.sum?.dataPoints ?? []).map((p: any) => ({
+                  metric,
+                  value: Number(p.asInt ?? p.asDouble),
+                  attributes: attributes(p.attributes),
+                })),
+              ),
           ),
         ),
       ),
-    resourceAttributes: () => [...traces, ...metrics].flatMap((t) => (t.resourceSpans ?? t.resourceMetrics).map((r: any) => attributes(r.resource?.attributes))),
+    resourceAttributes: () =>
+      [...traces, ...metrics].flatMap((t) => (t.resourceSpans ?? t.resourceMetrics).map((r: any) => attributes(r.resource?.attributes))),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }

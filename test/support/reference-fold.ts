@@ -25,7 +25,11 @@ export function referenceFold(events: readonly SessionEvent[]): Array<[number, M
     .sort((a, b) => position(a.e) - position(b.e) || a.i - b.i)
     .map(({ e }) => e);
   return ordered.map((e) => {
-    const m: Message = { role: ROLE[e.type]!, content: (e.data.content ?? null) as Message['content'], toolCalls: (e.data.toolCalls ?? []) as Message['toolCalls'] };
+    const m: Message = {
+      role: ROLE[e.type]!,
+      content: (e.data.content ?? null) as Message['content'],
+      toolCalls: (e.data.toolCalls ?? []) as Message['toolCalls'],
+    };
     if ('toolCallId' in e.data) m.toolCallId = e.data.toolCallId ?? null;
     if ('name' in e.data) m.name = e.data.name ?? null;
     if ('reasoningContent' in e.data) m.reasoningContent = e.data.reasoningContent ?? null;

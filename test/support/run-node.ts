@@ -22,7 +22,11 @@ export function runNode(
   options: { timeoutMs?: number; onStdout?: (text: string, child: ReturnType<typeof spawn>) => void; node?: string } = {},
 ): Promise<NodeRun> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !TEST_MARKERS.includes(k) && !OTEL_PREFIX.test(k)));
-  const child = spawn(options.node ?? process.execPath, args, { cwd: PACKAGE_ROOT, env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(options.node ?? process.execPath, args, {
+    cwd: PACKAGE_ROOT,
+    env: { ...base, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => {

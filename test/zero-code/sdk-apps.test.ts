@@ -37,7 +37,11 @@ async function runApp(app: string, env: Record<string, string>): Promise<{ kinds
   return {
     kinds: violations.flatMap((p) => Array<string>(p.value).fill(p.attributes['nous.session.invariant.kind'] as string)).sort(),
     checks: receiver.points('nous.session.invariant.checks').reduce((n, p) => n + p.value, 0),
-    logs: [...new Set([...violations, ...receiver.points('nous.session.invariant.checks')].map((p) => p.attributes['nous.session.invariant.log']))],
+    logs: [
+      ...new Set(
+        [...violations, ...receiver.points('nous.session.invariant.checks')].map((p) => p.attributes['nous.session.invariant.log']),
+      ),
+    ],
   };
 }
 

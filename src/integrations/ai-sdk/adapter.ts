@@ -118,7 +118,8 @@ function fileUrl(data: unknown, mediaType: string): string | undefined {
   if (data instanceof URL) return data.href;
   if (data instanceof Uint8Array) return dataUrl(mediaType, Buffer.from(data).toString('base64'));
   // AI SDK 7: `{ type: 'url', url }` or `{ type: 'data', data }`.
-  if (isObject(data)) return data.type === 'url' ? fileUrl(data.url, mediaType) : data.type === 'data' ? fileUrl(data.data, mediaType) : undefined;
+  if (isObject(data))
+    return data.type === 'url' ? fileUrl(data.url, mediaType) : data.type === 'data' ? fileUrl(data.data, mediaType) : undefined;
   if (typeof data !== 'string') return undefined;
   return /^(https?|data):/i.test(data) ? data : dataUrl(mediaType, data);
 }
@@ -138,12 +139,18 @@ export function toAiSdkPrompt(messages: readonly Message[]): AiSdkPromptMessage[
         case 'assistant': {
           const content: Array<AiSdkTextPart | AiSdkFilePart | AiSdkToolCallPart> = [];
           if (m.content !== null && m.content !== '') content.push(...(toParts(m.content) as Array<AiSdkTextPart | AiSdkFilePart>));
-          for (const call of m.toolCalls ?? []) content.push({ type: 'tool-call', toolCallId: call.id, toolName: call.name, input: call.arguments });
+          for (const call of m.toolCalls ?? [])
+            content.push({ type: 'tool-call', toolCallId: call.id, toolName: call.name, input: call.arguments });
           out.push({ role: 'assistant', content });
           break;
         }
         case 'tool': {
-          const part: AiSdkToolResultPart = { type: 'tool-result', toolCallId: m.toolCallId ?? '', toolName: m.name ?? '', output: toOutput(m.content) };
+          const part: AiSdkToolResultPart = {
+            type: 'tool-result',
+            toolCallId: m.toolCallId ?? '',
+            toolName: m.name ?? '',
+            output: toOutput(m.content),
+          };
           if (continuesToolRun(messages, i)) (out[out.length - 1]!.content as AiSdkToolResultPart[]).push(part);
           else out.push({ role: 'tool', content: [part] });
           break;

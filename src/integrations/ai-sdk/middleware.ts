@@ -46,7 +46,10 @@ export function sessionInvariantMiddleware(options: SessionInvariantMiddlewareOp
       if (typeof params === 'object' && params !== null && !checked.has(params)) {
         const { provider, modelId } = (model ?? {}) as { provider?: unknown; modelId?: unknown };
         claimCall();
-        checked.set(params, checkModelRequest(aiSdkModelRequest((params as { prompt?: unknown }).prompt, provider, modelId), options, SEAM));
+        checked.set(
+          params,
+          checkModelRequest(aiSdkModelRequest((params as { prompt?: unknown }).prompt, provider, modelId), options, SEAM),
+        );
       }
       return params;
     },

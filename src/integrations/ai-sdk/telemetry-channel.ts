@@ -57,7 +57,9 @@ export function subscribeAiSdkTelemetry(): () => void {
 
 function typeOf(message: unknown): string {
   try {
-    return typeof message === 'object' && message !== null && typeof (message as ChannelMessage).type === 'string' ? ((message as ChannelMessage).type as string) : '';
+    return typeof message === 'object' && message !== null && typeof (message as ChannelMessage).type === 'string'
+      ? ((message as ChannelMessage).type as string)
+      : '';
   } catch {
     return '';
   }

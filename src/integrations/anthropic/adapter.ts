@@ -165,13 +165,16 @@ export function toAnthropic(messages: readonly Message[]): AnthropicRequest {
           break;
         case 'tool': {
           const result: AnthropicToolResultBlock = { type: 'tool_result', tool_use_id: m.toolCallId ?? '' };
-          if (m.content !== null) result.content = typeof m.content === 'string' ? m.content : (toBlocks(m.content) as AnthropicToolResultBlock['content']);
+          if (m.content !== null)
+            result.content = typeof m.content === 'string' ? m.content : (toBlocks(m.content) as AnthropicToolResultBlock['content']);
           if (continuesToolRun(messages, i)) (out[out.length - 1]!.content as AnthropicBlock[]).push(result);
           else out.push({ role: 'user', content: [result] });
           break;
         }
         case 'system':
-          throw new TypeError(`toAnthropic: message ${i} is a system message after the conversation started; Anthropic Messages has no system role there`);
+          throw new TypeError(
+            `toAnthropic: message ${i} is a system message after the conversation started; Anthropic Messages has no system role there`,
+          );
         default:
           throw unknownRole('toAnthropic', m);
       }

@@ -34,7 +34,12 @@ export function observeFetch(): () => void {
     const response = original.call(this, input, init);
     if (pending) {
       void response.then(
-        (r) => contained(SEAM.name, () => observeReply(r, pending.format, (reply) => pending.pending.reply(reply.messages, reply.items)), undefined),
+        (r) =>
+          contained(
+            SEAM.name,
+            () => observeReply(r, pending.format, (reply) => pending.pending.reply(reply.messages, reply.items)),
+            undefined,
+          ),
         () => {},
       );
     }
@@ -65,7 +70,8 @@ function urlOf(input: unknown): URL | undefined {
   try {
     if (typeof input === 'string') return new URL(input);
     if (input instanceof URL) return input;
-    if (typeof input === 'object' && input !== null && typeof (input as { url?: unknown }).url === 'string') return new URL((input as { url: string }).url);
+    if (typeof input === 'object' && input !== null && typeof (input as { url?: unknown }).url === 'string')
+      return new URL((input as { url: string }).url);
   } catch {
     // a relative or malformed URL: not a model API
   }

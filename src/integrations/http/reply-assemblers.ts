@@ -87,7 +87,9 @@ function chatAssembler(): ReplyAssembler {
     reply() {
       if (!done) return undefined;
       const message: Record<string, unknown> = { role: 'assistant', content: sawText ? text : null };
-      const toolCalls = calls.filter((c) => c !== undefined).map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }));
+      const toolCalls = calls
+        .filter((c) => c !== undefined)
+        .map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }));
       if (toolCalls.length > 0) message.tool_calls = toolCalls;
       return { messages: fromOpenAIChat([message]) };
     },
@@ -119,8 +121,10 @@ function anthropicAssembler(): ReplyAssembler {
         const block = blocks[data.index];
         const delta = data.delta;
         if (!block) return;
-        if (delta.type === 'text_delta' && typeof delta.text === 'string') block.text = `${(block.text as string | undefined) ?? ''}${delta.text}`;
-        else if (delta.type === 'input_json_delta' && typeof delta.partial_json === 'string') block.json = `${block.json ?? ''}${delta.partial_json}`;
+        if (delta.type === 'text_delta' && typeof delta.text === 'string')
+          block.text = `${(block.text as string | undefined) ?? ''}${delta.text}`;
+        else if (delta.type === 'input_json_delta' && typeof delta.partial_json === 'string')
+          block.json = `${block.json ?? ''}${delta.partial_json}`;
       } else if (data.type === 'message_stop') {
         stopped = true;
       }

@@ -50,13 +50,31 @@ export function toAgentItems(messages: readonly Message[]): AgentsItem[] {
           items.push({ type: 'message', role: m.role, content: textOf(m.content) });
           break;
         case 'assistant':
-          if (m.content !== null) items.push({ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: textOf(m.content) }] });
+          if (m.content !== null)
+            items.push({
+              type: 'message',
+              role: 'assistant',
+              status: 'completed',
+              content: [{ type: 'output_text', text: textOf(m.content) }],
+            });
           for (const call of m.toolCalls ?? []) {
-            items.push({ type: 'function_call', callId: call.id, name: call.name, arguments: argumentsAsJson(call.arguments), status: 'completed' });
+            items.push({
+              type: 'function_call',
+              callId: call.id,
+              name: call.name,
+              arguments: argumentsAsJson(call.arguments),
+              status: 'completed',
+            });
           }
           break;
         case 'tool':
-          items.push({ type: 'function_call_result', callId: m.toolCallId ?? '', name: m.name ?? '', status: 'completed', output: { type: 'text', text: textOf(m.content) } });
+          items.push({
+            type: 'function_call_result',
+            callId: m.toolCallId ?? '',
+            name: m.name ?? '',
+            status: 'completed',
+            output: { type: 'text', text: textOf(m.content) },
+          });
           break;
         default:
           throw unknownRole('toAgentItems', m);

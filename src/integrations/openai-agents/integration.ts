@@ -10,7 +10,6 @@ import { wrapApplyFilter, wrapGetResponse, wrapGetStreamed } from './model-call'
 import { AGENTS_CORE_MODULE, AGENTS_CORE_SUPPORTED } from './supported';
 import { setRecording } from './turn-recorder';
 
-
 const PATCHED_FILES: ReadonlyArray<[file: string, wrappers: ReadonlyArray<[name: string, wrap: (original: never) => unknown]>]> = [
   [
     'dist/runner/modelRetry',
@@ -45,7 +44,12 @@ function definition(patcher: Patcher): InstrumentationNodeModuleDefinition {
     AGENTS_CORE_MODULE,
     ['*'],
     (exports: Record<string, unknown>, version?: string) => {
-      const supported = isSupportedVersion(AGENTS_CORE_MODULE, version, AGENTS_CORE_SUPPORTED, 'its turns are not recorded, and requests are not checked against logs that back an AgentsLogSession');
+      const supported = isSupportedVersion(
+        AGENTS_CORE_MODULE,
+        version,
+        AGENTS_CORE_SUPPORTED,
+        'its turns are not recorded, and requests are not checked against logs that back an AgentsLogSession',
+      );
       setRecording(supported);
       const getCurrentTrace = exports.getCurrentTrace;
       if (supported && typeof getCurrentTrace === 'function') {

@@ -18,8 +18,7 @@ import type { ContentPart, Message, MessageContent, ToolCall } from '../../invar
 
 /** Parts other than text and images (audio, files) are carried as they are in the canonical message. */
 export type OpenAIChatContentPart =
-  | { type: 'text'; text: string }
-  | { type: 'image_url'; image_url: { url: string; detail?: 'auto' | 'low' | 'high' } };
+  { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string; detail?: 'auto' | 'low' | 'high' } };
 
 export interface OpenAIChatToolCall {
   id: string;

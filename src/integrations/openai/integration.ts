@@ -13,7 +13,12 @@ export const openaiIntegration: Integration = {
   esmInclude: [OPENAI_MODULE],
   definitions: (patcher) => [
     clientDefinition(
-      { module: OPENAI_MODULE, range: OPENAI_SUPPORTED, clientOf: (exports) => exports.OpenAI ?? exports.default, modelRequest: openAIModelRequest },
+      {
+        module: OPENAI_MODULE,
+        range: OPENAI_SUPPORTED,
+        clientOf: (exports) => exports.OpenAI ?? exports.default,
+        modelRequest: openAIModelRequest,
+      },
       patcher,
     ),
   ],

@@ -42,7 +42,13 @@ export function openAIBodyRequest(path: string, body: Record<string, unknown>): 
       return { provider: OPENAI_PROVIDER, model, messages: [], stateful: 'previous_response_id or conversation' };
     }
     const references = referencedItems(body.input);
-    return { provider: OPENAI_PROVIDER, model, messages: fromOpenAIResponses(body), replyFormat: 'openai.responses', ...(references.length > 0 ? { references } : {}) };
+    return {
+      provider: OPENAI_PROVIDER,
+      model,
+      messages: fromOpenAIResponses(body),
+      replyFormat: 'openai.responses',
+      ...(references.length > 0 ? { references } : {}),
+    };
   }
   return undefined;
 }

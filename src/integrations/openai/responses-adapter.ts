@@ -5,7 +5,8 @@ import { fromResponseContent, fromResponseItems, type ItemDialect } from '../../
 import type { Message, MessageContent } from '../../invariant/messages';
 
 /** Parts other than text and images (files, say) are carried as they are in the canonical message. */
-export type OpenAIResponsesInputPart = { type: 'input_text'; text: string } | { type: 'input_image'; image_url: string; detail: 'auto' | 'low' | 'high' };
+export type OpenAIResponsesInputPart =
+  { type: 'input_text'; text: string } | { type: 'input_image'; image_url: string; detail: 'auto' | 'low' | 'high' };
 export type OpenAIResponsesOutputPart = { type: 'output_text'; text: string; annotations: [] };
 export type OpenAIResponsesContentPart = OpenAIResponsesInputPart | OpenAIResponsesOutputPart;
 

@@ -84,13 +84,21 @@ export class ImplicitLogs {
     const messages = request.messages;
     if (!Array.isArray(messages)) return { violation: report(invalid('the request is not an array of messages'), reaction) };
     if (messages.length > MAX_REQUEST_MESSAGES) {
-      return { violation: report(invalid(`the request has ${messages.length} messages, more than the ${MAX_REQUEST_MESSAGES} a check reads`), reaction) };
+      return {
+        violation: report(
+          invalid(`the request has ${messages.length} messages, more than the ${MAX_REQUEST_MESSAGES} a check reads`),
+          reaction,
+        ),
+      };
     }
     let seen: Seen;
     try {
       const fingerprints = messages.map((m: unknown) => this.#fingerprint(m));
       if (fingerprints.includes(UNRESOLVED)) {
-        warnOnce('unresolved-reference', 'a request refers to stored items (item_reference) this process never saw as replies; it is not checked');
+        warnOnce(
+          'unresolved-reference',
+          'a request refers to stored items (item_reference) this process never saw as replies; it is not checked',
+        );
         return {};
       }
       seen = { messages, fingerprints };
@@ -243,13 +251,18 @@ function rejoined(candidates: readonly Conversation[], seen: Seen, captureConten
     const shared = sharedPrefix(conversation, seen, offset);
     if (best !== undefined && shared <= best.shared) continue;
     const later = new Set<Fingerprint>();
-    for (let j = shared; j < conversation.length; j++) if (conversation.fingerprints[j] !== SYSTEM_FINGERPRINT) later.add(conversation.fingerprints[j]!);
+    for (let j = shared; j < conversation.length; j++)
+      if (conversation.fingerprints[j] !== SYSTEM_FINGERPRINT) later.add(conversation.fingerprints[j]!);
     let last = -1;
     for (let i = offset + shared; i < seen.fingerprints.length; i++) if (later.has(seen.fingerprints[i]!)) last = i;
     if (last >= 0) best = { conversation, shared, last };
   }
   if (best === undefined) return undefined;
-  return reconstructionFailure(concat(best.conversation, seen, best.last + 1, () => true, captureContent), seen, captureContent);
+  return reconstructionFailure(
+    concat(best.conversation, seen, best.last + 1, () => true, captureContent),
+    seen,
+    captureContent,
+  );
 }
 
 /**
@@ -258,14 +271,23 @@ function rejoined(candidates: readonly Conversation[], seen: Seen, captureConten
  * model's reply to it. Across runs that is a regenerate (a branch); the reply
  * to a prefill never counts.
  */
-function lostReply(candidates: readonly Conversation[], seen: Seen, run: RunKey | undefined, captureContent: boolean): ViolationDetails | undefined {
+function lostReply(
+  candidates: readonly Conversation[],
+  seen: Seen,
+  run: RunKey | undefined,
+  captureContent: boolean,
+): ViolationDetails | undefined {
   if (run === undefined) return undefined;
   for (const conversation of candidates) {
     const last = conversation.lastRequest;
     if (last.run !== run || !last.replyObserved || last.prefill || conversation.length <= last.length) continue;
     const offset = overlayOffset(conversation, seen);
     if (seen.fingerprints.length - offset <= last.length || sharedPrefix(conversation, seen, offset) !== last.length) continue;
-    return reconstructionFailure(concat(conversation, seen, offset + last.length, () => true, captureContent), seen, captureContent);
+    return reconstructionFailure(
+      concat(conversation, seen, offset + last.length, () => true, captureContent),
+      seen,
+      captureContent,
+    );
   }
   return undefined;
 }
