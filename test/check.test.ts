@@ -8,7 +8,7 @@ function violationOf(log: SessionLog, request: readonly Message[]) {
   return result.violation;
 }
 
-describe('check: behaviour.md section 3 cases', () => {
+describe('check: the cases of docs/behaviour.md §3.7', () => {
   it('a complete tool-calling transcript passes', () => {
     const log = exampleLog();
     expect(check(log, log.deriveMessages())).toEqual({ ok: true });

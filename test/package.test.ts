@@ -89,7 +89,7 @@ describe('package', () => {
   });
 });
 
-describe('public API (behaviour.md section 6)', () => {
+describe('public API (docs/behaviour.md §9)', () => {
   it('exports exactly the contract names from the package root', () => {
     for (const name of [
       'SessionLog',

@@ -129,7 +129,7 @@ describe('verify: modes', () => {
   });
 });
 
-describe('verify: telemetry (behaviour.md section 5)', () => {
+describe('verify: telemetry (docs/behaviour.md §6)', () => {
   it('puts the details on the span event, without previews by default', () => {
     const log = exampleLog();
     inSpan(() => verify(log, ghostRequest(log), { mode: 'warn' }));

@@ -108,6 +108,14 @@ describe('docker/prometheus and docker/alertmanager', () => {
     expect(run('test', 'rules', 'prometheus/alerts.test.yml')).toMatch(/SUCCESS/);
     expect(run('check', 'config', 'prometheus/prometheus.yml')).toMatch(/is valid prometheus config file/);
   });
+
+  it('every alert groups by the log as well as kind and agent, so bound and implicit never mix', () => {
+    const rules = load('prometheus/alerts.yml').groups[0].rules as Array<{ alert: string; expr: string }>;
+    expect(rules.map((r) => r.alert)).toEqual(['NousSessionInvariantViolation', 'NousSessionInvariantViolationRatioHigh']);
+    for (const { alert, expr } of rules) {
+      for (const by of expr.match(/(?:by|on) \([^)]*\)/g)!) expect(by, alert).toContain('nous_session_invariant_log');
+    }
+  });
 });
 
 describe('docker/grafana', () => {
@@ -119,18 +127,65 @@ describe('docker/grafana', () => {
     expect(mounts.some(([source, target]) => target === provider.options.path && existsSync(resolve(docker, source!)))).toBe(true);
   });
 
-  it('the dashboard shows violations by kind and agent and the violation ratio, from metrics this package exports', () => {
-    const dashboard = JSON.parse(readFileSync(join(docker, 'grafana/dashboards/nous-session-invariant.json'), 'utf8'));
-    const exprs = (dashboard.panels as Array<{ targets: Array<{ expr: string; datasource: { uid: string } }> }>).flatMap((p) => p.targets);
+  const dashboard = JSON.parse(readFileSync(join(docker, 'grafana/dashboards/nous-session-invariant.json'), 'utf8'));
+  type Panel = {
+    id: number;
+    title: string;
+    gridPos: { x: number; y: number; w: number; h: number };
+    targets: Array<{ expr: string; datasource: { uid: string } }>;
+  };
+  const panels = dashboard.panels as Panel[];
+  const exprs = panels.flatMap((p) => p.targets);
+
+  it('the dashboard shows violations by kind, agent and log and the violation ratio, from metrics this package exports', () => {
     expect(exprs.every((t) => t.datasource.uid === 'prometheus')).toBe(true);
-    expect(exprs[0]!.expr).toMatch(/sum by \(nous_session_invariant_kind, gen_ai_agent_name\).*nous_session_invariant_violation_total/);
-    expect(exprs[1]!.expr).toMatch(/nous_session_invariant_violation_total.*\/.*nous_session_invariant_checks_total/);
+    expect(exprs[0]!.expr).toMatch(
+      /sum by \(nous_session_invariant_kind, nous_session_invariant_log, gen_ai_agent_name\).*nous_session_invariant_violation_total/,
+    );
+    expect(exprs[1]!.expr).toMatch(
+      /nous_session_invariant_violation_total.*\/ on \(gen_ai_agent_name, nous_session_invariant_log\).*nous_session_invariant_checks_total/,
+    );
     for (const { expr } of exprs) {
       for (const metric of expr.match(/nous_session_invariant_\w+/g) ?? []) {
-        expect(['nous_session_invariant_violation_total', 'nous_session_invariant_checks_total', 'nous_session_invariant_kind']).toContain(
-          metric,
-        );
+        expect([
+          'nous_session_invariant_violation_total',
+          'nous_session_invariant_checks_total',
+          'nous_session_invariant_implicit_evictions_total',
+          'nous_session_invariant_kind',
+          'nous_session_invariant_log',
+          'nous_session_invariant_eviction_reason',
+        ]).toContain(metric);
       }
+    }
+  });
+
+  it('the dashboard tells the bound log from the implicit one: a $log variable that every violation and checks query filters on', () => {
+    const log = (dashboard.templating.list as Array<{ name: string; query: string; includeAll: boolean }>).find((v) => v.name === 'log');
+    expect(log).toMatchObject({ query: 'bound,implicit', includeAll: true });
+    const counted = exprs.filter((t) => /nous_session_invariant_(violation|checks)_total/.test(t.expr));
+    expect(counted.length).toBeGreaterThanOrEqual(4);
+    for (const { expr } of counted) {
+      for (const use of expr.match(/nous_session_invariant_(?:violation|checks)_total(?:\{[^}]*\})?/g) ?? [])
+        expect(use).toContain('nous_session_invariant_log=~"$log"');
+    }
+  });
+
+  it('the dashboard has the by-log and eviction panels, with unique ids and no overlapping panels', () => {
+    const titles = panels.map((p) => p.title);
+    expect(titles).toContain('Violations by log (bound vs implicit)');
+    const evictions = panels.find((p) => p.title === 'Implicit conversations evicted per second, by reason');
+    expect(evictions!.targets[0]!.expr).toMatch(
+      /sum by \(nous_session_invariant_eviction_reason\) \(rate\(nous_session_invariant_implicit_evictions_total\[/,
+    );
+    expect(new Set(panels.map((p) => p.id)).size).toBe(panels.length);
+    const cells = new Set<string>();
+    for (const { title, gridPos: g } of panels) {
+      expect(g.x + g.w, title).toBeLessThanOrEqual(24);
+      for (let x = g.x; x < g.x + g.w; x++)
+        for (let y = g.y; y < g.y + g.h; y++) {
+          expect(cells.has(`${x},${y}`), title).toBe(false);
+          cells.add(`${x},${y}`);
+        }
     }
   });
 });

@@ -25,7 +25,9 @@ export interface ImplicitHarness {
   advance(ms: number): void;
 }
 
-export function implicitHarness(limits: { maxConversations?: number; idleTimeoutMs?: number } = {}): ImplicitHarness {
+export function implicitHarness(
+  limits: { maxConversations?: number; idleTimeoutMs?: number; captureContent?: boolean } = {},
+): ImplicitHarness {
   let now = 1_000_000;
   const evictions: string[] = [];
   const counter = { add: () => {} };
@@ -51,7 +53,7 @@ export function implicitHarness(limits: { maxConversations?: number; idleTimeout
           log: 'implicit',
           agentName: undefined,
           provider: 'test',
-          captureContent: true,
+          captureContent: limits.captureContent ?? true,
           span: trace.wrapSpanContext({ traceId: '0'.repeat(31) + '1', spanId: '0'.repeat(15) + '1', traceFlags: 0 }),
           instruments,
           mayThrow: false,

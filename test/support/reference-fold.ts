@@ -1,4 +1,4 @@
-// The fold written straight from behaviour.md section 2, quadratic and
+// The fold written straight from docs/behaviour.md §2, quadratic and
 // unmemoized, as the oracle the real (memoized, interval-based) fold must equal.
 
 import type { Message, SessionEvent } from '../../src/index';

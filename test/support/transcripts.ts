@@ -1,4 +1,4 @@
-// Logs used across the tests: the worked example of behaviour.md section 2.
+// Logs used across the tests: the worked example of docs/behaviour.md §2.6.
 
 import { SessionLog, type Message } from '../../src/index';
 

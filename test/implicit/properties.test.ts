@@ -1,0 +1,116 @@
+// Properties of the implicit conversation log (docs/behaviour.md §8): a
+// conversation that only ever grows by the model's replies and new input is
+// never reported, and one drop, duplicate, swap or rewrite inside what the
+// model was already sent is always reported, with its kind.
+
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { Message } from '../../src/index';
+import { implicitHarness } from '../support/implicit-harness';
+
+const RUNS = { numRuns: 300 };
+
+/** One turn of an agent loop: the new input, the model's reply, and tool results when the reply called tools. */
+interface Turn {
+  input: Message[];
+  reply: Message;
+  results: Message[];
+}
+
+/** Every message text carries its own position, so no two messages of a conversation are alike by accident. */
+const turnArb = (index: number) =>
+  fc
+    .record({ text: fc.string({ maxLength: 30 }), calls: fc.integer({ min: 0, max: 2 }), system: fc.boolean() })
+    .map(({ text, calls, system }): Turn => {
+      const ids = Array.from({ length: calls }, (_, c) => `call_${index}_${c}`);
+      return {
+        input: [{ role: 'user', content: `q${index} ${text}` }],
+        reply:
+          calls === 0
+            ? { role: 'assistant', content: `a${index} ${text}` }
+            : {
+                role: 'assistant',
+                content: system ? null : '',
+                toolCalls: ids.map((id) => ({ id, name: 'lookup', arguments: `{"q":${index}}` })),
+              },
+        results: ids.map((id) => ({ role: 'tool', content: `r${id} ${text}`, toolCallId: id })),
+      };
+    });
+
+const conversationArb = fc.integer({ min: 2, max: 6 }).chain((length) => fc.tuple(...Array.from({ length }, (_, i) => turnArb(i))));
+
+/**
+ * Plays the turns as a correct loop would: each request is the previous one,
+ * the model's reply to it, the tool results, then the next input. The system
+ * prompt is re-derived per request (its text changes; it is exempt).
+ * Returns what was reported and the conversation as the model has seen it.
+ */
+function play(turns: readonly Turn[], h = implicitHarness()) {
+  let history: Message[] = [];
+  const reported = [];
+  for (const [i, turn] of turns.entries()) {
+    const request: Message[] = [{ role: 'system', content: `prompt, request ${i}` }, ...history.slice(1), ...turn.input];
+    reported.push(h.turn(request, turn.reply).violation);
+    history = [...request, turn.reply, ...turn.results];
+  }
+  return { h, reported, history };
+}
+
+describe('implicit log properties', () => {
+  it('any correct growth sequence is silent', () => {
+    fc.assert(
+      fc.property(conversationArb, (turns) => {
+        const { reported, h, history } = play(turns);
+        expect(reported.every((v) => v === undefined)).toBe(true);
+        expect(h.send([...history, { role: 'user', content: 'one more' }]).violation).toBeUndefined();
+      }),
+      RUNS,
+    );
+  });
+
+  // Positions from 2 on: the first non-system message is how a request is matched to its conversation, so a change
+  // there starts another conversation (an edit-and-resend), and a change in the last message has nothing after it to
+  // rejoin (a branch). Both are out of reach without a bound log (docs/behaviour.md §8.8).
+  const mutationArb = conversationArb.chain((turns) => {
+    const { history } = play(turns);
+    // What the model has been sent and has answered: the last turn's tool results are new to it.
+    const known = history.length - turns.at(-1)!.results.length;
+    const last = known - 2; // the last position with a known message after it
+    return fc.record({
+      turns: fc.constant(turns),
+      at: fc.integer({ min: 2, max: last }),
+      kind: fc.constantFrom('drop', 'duplicate', 'swap', 'rewrite' as const),
+    });
+  });
+
+  it('any single drop, duplicate, swap or rewrite inside a continued conversation is reported with its kind', () => {
+    fc.assert(
+      fc.property(mutationArb, ({ turns, at, kind }) => {
+        const { h, history } = play(turns);
+        const request = [...history, { role: 'user', content: 'next question' } as Message];
+        const expected = mutate(request, at, kind);
+        const violation = h.send(expected.request).violation;
+        expect(violation?.kind, `${kind} at ${at}`).toBe(expected.kind);
+      }),
+      RUNS,
+    );
+  });
+});
+
+function mutate(request: Message[], at: number, kind: 'drop' | 'duplicate' | 'swap' | 'rewrite') {
+  const copy = request.slice();
+  switch (kind) {
+    case 'drop':
+      copy.splice(at, 1);
+      return { request: copy, kind: 'missing_message' };
+    case 'duplicate':
+      copy.splice(at, 0, request[at]!);
+      return { request: copy, kind: 'extra_message' };
+    case 'swap':
+      [copy[at], copy[at + 1]] = [copy[at + 1]!, copy[at]!];
+      return { request: copy, kind: 'order' };
+    case 'rewrite':
+      copy[at] = { ...request[at]!, content: `${String(request[at]!.content)} (edited)` };
+      return { request: copy, kind: 'missing_message' };
+  }
+}
