@@ -130,6 +130,26 @@ describe('openai chat completions', () => {
     }
   });
 
+  it('NOUS_SESSION_INVARIANT_IMPLICIT=off turns the implicit log off, and a bound session is still checked', async () => {
+    const checks = async (log: string) =>
+      (await suite.env.otel.points(CHECKS_METRIC))
+        .filter((p) => p.attributes['nous.session.invariant.log'] === log)
+        .reduce((n, p) => n + p.value, 0);
+    const previous = process.env.NOUS_SESSION_INVARIANT_IMPLICIT;
+    process.env.NOUS_SESSION_INVARIANT_IMPLICIT = 'off';
+    try {
+      const [implicitBefore, boundBefore] = [await checks('implicit'), await checks('bound')];
+      await client().chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'anything' }] });
+      const log = weatherLog();
+      await withSession(log, () => client().chat.completions.create({ model: 'gpt-test', messages: toOpenAIChat(log.deriveMessages()) }));
+      expect(await checks('implicit')).toBe(implicitBefore);
+      expect(await checks('bound')).toBe(boundBefore + 1);
+    } finally {
+      if (previous === undefined) delete process.env.NOUS_SESSION_INVARIANT_IMPLICIT;
+      else process.env.NOUS_SESSION_INVARIANT_IMPLICIT = previous;
+    }
+  });
+
   it('mode off in the session skips the check', async () => {
     const before = (await suite.env.otel.points(CHECKS_METRIC)).reduce((n, p) => n + p.value, 0);
     await withSession(weatherLog(), () => client().chat.completions.create({ model: 'gpt-test', messages: [] }), { mode: 'off' });
