@@ -10,8 +10,14 @@ import { describe } from '../log/events';
 import { copyJsonSafe } from '../log/json-safe';
 import type { ContentPart, Message, MessageContent, ToolCall } from '../invariant/messages';
 
+/** A provider object read field by field, before anything is known about its shape. */
 export type Loose = Record<string, unknown>;
 
+/**
+ * Whether `value` is a non-null, non-array object whose fields may be read.
+ * Adapters test this before reading a field, so a malformed entry is passed on
+ * for the check to report instead of throwing.
+ */
 export function isObject(value: unknown): value is Loose {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -15,10 +15,18 @@ import {
   type Loose,
 } from './canonical';
 
+/**
+ * How one speaker of the Responses item protocol spells it: the OpenAI
+ * Responses API (snake_case `call_id`, `function_call_output`) or the Agents
+ * SDK (camelCase `callId`, `function_call_result`). Both are read by the same
+ * rules, so they cannot drift apart.
+ */
 export interface ItemDialect {
+  /** The field that holds a call's id on call and result items. */
   callId: 'call_id' | 'callId';
   /** Item types that are tool results, and how to read their output. */
   resultTypes: readonly string[];
+  /** Reads a result item's `output` as message content. */
   readOutput(output: unknown): MessageContent;
   /** Item types that are not conversation messages (reasoning, hosted tools): left out. Any other unknown type is kept for the check to report. */
   isSkipped(type: string): boolean;

@@ -8,6 +8,10 @@ import { EVENT_TYPE_OF_ROLE } from '../log/fold';
 import { refuse, type Result } from './errors';
 import type { SessionView } from './view';
 
+/**
+ * What `replaceRange` returns: the replacing event it appended, or the
+ * `SessionError` that refused it (docs/behaviour.md §7.2).
+ */
 export type ReplaceResult = Result<{ event: SessionEvent }>;
 
 /**
@@ -40,7 +44,13 @@ export function balanceToolCallBoundary(old: readonly Message[], recent: readonl
   return { old: [...old, ...recent.slice(0, split)], recent: recent.slice(split) };
 }
 
+/**
+ * Characters `pruneToolResults` keeps from the start of a long tool result.
+ * With `PRUNE_TAIL_CHARS` it is also the floor: content of 5,120 characters or
+ * fewer has nothing to elide and is left alone (docs/behaviour.md §7.2).
+ */
 export const PRUNE_HEAD_CHARS = 4_096;
+/** Characters `pruneToolResults` keeps from the end of a long tool result, after the elision marker (docs/behaviour.md §7.2). */
 export const PRUNE_TAIL_CHARS = 1_024;
 
 /**
@@ -75,15 +85,28 @@ export function pruneToolResults(view: SessionView, maxChars: number): Result<{ 
   return { ok: true, events: pruned };
 }
 
+/**
+ * The first line of every summary `compact` places, before the summarizer's
+ * text: it marks the system message as the summary of the messages it
+ * replaced (docs/behaviour.md §7.2).
+ */
 export const SUMMARY_PREFIX = '[Conversation Summary]\n';
 
+/** The options of `compact` (docs/behaviour.md §7.2). */
 export interface CompactOptions {
-  /** How many of the latest non-system messages stay as they are (at least 1). */
+  /** How many of the latest non-system messages stay as they are: a non-negative integer (0 summarizes them all). */
   keepRecent: number;
-  /** Writes the summary of the messages it is given; an empty summary changes nothing. */
+  /** Writes the summary of the messages it is given; a result that is not a string, or is blank, changes nothing. */
   summarize: (messages: Message[]) => string | Promise<string>;
 }
 
+/**
+ * What `compact` returns. `event` is the summary event it appended, or
+ * `undefined` when there was nothing to summarize or the summary was blank;
+ * `summarized` is how many messages the summary replaced (0 when none).
+ * Refusals are `invalid_option` and those of `replaceRange` (docs/behaviour.md
+ * §7.2).
+ */
 export type CompactResult = Result<{ event: SessionEvent | undefined; summarized: number }>;
 
 /**

@@ -6,7 +6,13 @@ import { describe } from '../log/events';
 import { SessionLog } from '../log/session-log';
 import { refuse, type Result } from './errors';
 
+/**
+ * Where a forked session came from: the parent's id and how much of its history
+ * the fork inherited. Kept so a branch can always be traced to the history it
+ * shares (docs/behaviour.md §7.3).
+ */
 export interface SessionParent {
+  /** The parent session's `id`. */
   sessionId: string;
   /** How many events of the parent the fork inherited (its seqs 0..seedLength-1). */
   seedLength: number;
@@ -18,10 +24,17 @@ export interface SessionParent {
  * traced back to the history it shares.
  */
 export class Session {
+  /** The session's id: as given, else 32 lowercase hex characters from `crypto.randomBytes`. */
   readonly id: string;
+  /**
+   * The session's own log. A fork's log is a restored copy of the parent's
+   * prefix, so appending to either never changes the other.
+   */
   readonly log: SessionLog;
+  /** Where a fork came from; `null` for a session that is not a fork. */
   readonly parent: SessionParent | null;
 
+  /** A session over `log` (a new, empty log by default), with the given `id` or a fresh one and, for a fork, its `parent`. */
   constructor(log: SessionLog = new SessionLog(), options: { id?: string; parent?: SessionParent | null } = {}) {
     this.id = options.id ?? newSessionId();
     this.log = log;
@@ -34,6 +47,11 @@ export function newSessionId(): string {
   return randomBytes(16).toString('hex');
 }
 
+/**
+ * What `fork` and `rewind` return: the new session, or the `SessionError` that
+ * refused it (`invalid_boundary`, `out_of_range` or `open_turn`;
+ * docs/behaviour.md §7.3).
+ */
 export type ForkResult = Result<{ session: Session }>;
 
 /**

@@ -6,8 +6,21 @@ import type { EventData, EventType, SessionEvent } from '../log/events';
 import type { SessionLog } from '../log/session-log';
 import { logWarning, warnOnce } from '../telemetry/logger';
 
+/**
+ * Whether a tool call an interrupted turn owes may have run, as the synthetic
+ * result tells the model. `outcome_unknown` is the default; `not_started` is
+ * claimed only where the log shows the call was not dispatched. Telling the
+ * model a tool did not run when it did invites a second payment or a second
+ * email, while "outcome unknown" only costs a check (docs/behaviour.md §7.4).
+ */
 export type ToolRunRisk = 'outcome_unknown' | 'not_started';
 
+/**
+ * One event `recover` would append, as `plan` returns it: a synthetic
+ * `tool_result` for an owed call (`metadata: { synthetic: true, risk }`), or
+ * the `turn_end` that closes an interrupted turn. Its `type` and `data` go to
+ * `SessionLog.append` as they are (docs/behaviour.md §7.4).
+ */
 export interface PlannedEvent {
   type: EventType;
   data: EventData;

@@ -26,14 +26,21 @@ function withOverlay(content: Message['content'], overlay: string): Message['con
 
 /** The log's fold as the model is sent it: with the overlay, which appends no event. */
 export class SessionView {
+  /** The log whose fold the view shows. The view never appends to it; the compaction operations append through it. */
   readonly log: SessionLog;
   #overlay: string | null;
 
+  /**
+   * A view of `log`'s fold with `overlay` (none by default). The overlay lives
+   * only here and is never appended, because it is re-derived per run
+   * (docs/behaviour.md §7.1).
+   */
   constructor(log: SessionLog, overlay: string | null = null) {
     this.log = log;
     this.#overlay = overlay;
   }
 
+  /** The current overlay text, or `null` for none. */
   get overlay(): string | null {
     return this.#overlay;
   }
@@ -43,6 +50,12 @@ export class SessionView {
     this.#overlay = overlay;
   }
 
+  /**
+   * What the model is sent: `applyOverlay(log.deriveMessages(), overlay)`, a
+   * fresh array on every read. `check(log, view.messages)` passes for any
+   * balanced log and any overlay, by the overlay exemption (docs/behaviour.md
+   * §3.1, §7.1).
+   */
   get messages(): Message[] {
     return applyOverlay(this.log.deriveMessages(), this.#overlay);
   }

@@ -13,6 +13,12 @@ export interface Patcher {
   isWrapped(value: unknown): boolean;
 }
 
+/**
+ * One provider or framework the instrumentation covers: the modules it patches,
+ * the files the ESM loader hook must let through for it, and any process-wide
+ * observation that lives between `enable()` and `disable()`. Adding one is a
+ * folder under src/integrations and an entry in `INTEGRATIONS`.
+ */
 export interface Integration {
   /** Shown in warnings. */
   readonly name: string;

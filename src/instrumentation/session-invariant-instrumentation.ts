@@ -26,6 +26,13 @@ export class SessionInvariantInstrumentation extends InstrumentationBase<Session
   declare private _stops: Array<() => void> | undefined;
   declare private _host: RequestCheckHost | undefined;
 
+  /**
+   * `config`: `mode`, `captureContent`, `agentName`, `implicit` and the
+   * standard `enabled`. Each setting is the fallback for requests that name
+   * none (a call option, then the bound session, win; docs/behaviour.md §5.5,
+   * §8.7). Like any `InstrumentationBase`, it enables itself unless `enabled`
+   * is `false`.
+   */
   constructor(config: SessionInvariantInstrumentationConfig = {}) {
     super(PACKAGE_NAME, PACKAGE_VERSION, config);
   }
@@ -43,6 +50,12 @@ export class SessionInvariantInstrumentation extends InstrumentationBase<Session
     return INTEGRATIONS.flatMap((integration) => integration.definitions(patcher));
   }
 
+  /**
+   * Patches the SDK clients, starts the process-wide seams (the AI SDK
+   * telemetry channel, the fetch seam) if they are not running, and makes this
+   * instrumentation's settings, tracer and counters the ones every seam uses;
+   * the last one enabled is in force. Calling it again starts nothing twice.
+   */
   override enable(): void {
     super.enable();
     setHost(this.host());
@@ -52,6 +65,11 @@ export class SessionInvariantInstrumentation extends InstrumentationBase<Session
     );
   }
 
+  /**
+   * Undoes `enable()`: unpatches the clients, stops the process-wide seams and,
+   * if this instrumentation is the one in force, lets the seams fall back to
+   * the global providers and the environment.
+   */
   override disable(): void {
     super.disable();
     if (this._host) clearHost(this._host);

@@ -7,6 +7,12 @@ import { fetchIntegration } from './fetch/integration';
 import { openaiIntegration } from './openai/integration';
 import { openaiAgentsIntegration } from './openai-agents/integration';
 
+/**
+ * Every integration the instrumentation enables: the one list to extend when
+ * adding a provider or framework. `init()` collects their module definitions,
+ * `enable()` starts their process-wide seams, and the ESM loader hook is
+ * limited to what they patch (`esmInclude`).
+ */
 export const INTEGRATIONS: readonly Integration[] = [
   openaiIntegration,
   anthropicIntegration,

@@ -11,6 +11,7 @@ export type Fingerprint = number;
 /** Every system message has this fingerprint: system content is never compared. */
 export const SYSTEM_FINGERPRINT: Fingerprint = 1;
 
+/** Options of `fingerprintOf`. The check passes none; the implicit log sets `ignoreToolResultName` (docs/behaviour.md §4.2). */
 export interface FingerprintOptions {
   /**
    * Leave the name of tool messages out. Providers send no name with a tool
@@ -220,8 +221,9 @@ function hashObject(obj: Record<string, unknown>, walk: Walk): number {
 
 // Two 32-bit lanes (cyrb53-style). `seed` and `mix` work on one module-level
 // state instead of allocating one per value: hashing runs once per message
-// of every request, so it must not feed the garbage collector. A caller that
-// hashes a nested value in between saves and restores the state (`mixChild`).
+// of every request, so it must not feed the garbage collector. A caller
+// either hashes nested values before it seeds its own state, or saves and
+// restores the state around them (`sequence`).
 
 let laneA = 0;
 let laneB = 0;

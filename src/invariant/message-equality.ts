@@ -1,7 +1,7 @@
 // When a request message is the fold message it stands for: equal
 // fingerprints (role, content, toolCalls, toolCallId, name), up to the
 // differences that carry no model-visible meaning. Each of those is listed,
-// with its reason, in docs/behaviour.md ("What is not a difference").
+// with its reason, in docs/behaviour.md §4 ("What is not a difference").
 
 import { deepEqual, objectsEqual } from './deep-equal';
 import type { Message } from './messages';
@@ -83,6 +83,13 @@ function assistantContentEqual(a: unknown, b: unknown): boolean {
   return contentEqual(a, b);
 }
 
+/**
+ * Content equality for messages other than assistant ones (docs/behaviour.md
+ * §1.4): a string equals its one-text-part list; absent equals `null`, but
+ * `null` is not `""`; part lists are compared part by part, deeply, key order
+ * ignored and the `cache_control` marker left out. Assistant content adds the
+ * empty-content rule of docs/behaviour.md §4.1 on top.
+ */
 export function contentEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a === 'string') return isSingleTextPart(b, a);
@@ -129,6 +136,13 @@ export function singleText(value: unknown): string | undefined {
   return p.text;
 }
 
+/**
+ * Tool-call list equality (docs/behaviour.md §1.5): absent, `null` and `[]` are
+ * the same list, and calls are compared in order on `id`, `name` and
+ * `arguments` only. Arguments as a JSON string equal the value they parse to
+ * (OpenAI sends a string, Anthropic an object), and absent arguments equal
+ * `{}`.
+ */
 export function toolCallsEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   const aLength = toolCallCount(a);
@@ -172,6 +186,11 @@ function argumentsEqual(a: unknown, b: unknown): boolean {
   return parsedA !== undefined && parsedB !== undefined && deepEqual(parsedA.value, parsedB.value);
 }
 
+/**
+ * `JSON.parse` that returns `undefined` instead of throwing. The result is
+ * wrapped in `{ value }` so a string that parses to `null` (or any falsy value)
+ * is told apart from one that does not parse.
+ */
 export function parseJson(text: string): { value: unknown } | undefined {
   try {
     return { value: JSON.parse(text) as unknown };
@@ -180,6 +199,10 @@ export function parseJson(text: string): { value: unknown } | undefined {
   }
 }
 
+/**
+ * `undefined` as `null`, so absent and `null` compare equal: serialisers differ
+ * in how they write "nothing" (docs/behaviour.md §4.1).
+ */
 export function nullish(value: unknown): unknown {
   return value === undefined ? null : value;
 }

@@ -4,6 +4,10 @@
 /** The four roles of the canonical transcript. Providers' `developer` role reads as `system`. */
 export type Role = 'system' | 'user' | 'assistant' | 'tool';
 
+/**
+ * The four roles, frozen, in the order `system`, `user`, `assistant`, `tool`:
+ * for enumerating or validating roles at run time (docs/behaviour.md §1.1).
+ */
 export const ROLES: readonly Role[] = Object.freeze(['system', 'user', 'assistant', 'tool'] as const);
 
 /** A tool call made by an assistant message. */
@@ -17,15 +21,27 @@ export interface ToolCall {
   arguments?: unknown;
 }
 
+/**
+ * A text content part. A list holding only this part, with no other defined
+ * field, equals its text as a plain string, because adapters and SDKs write the
+ * same text both ways (docs/behaviour.md §1.4).
+ */
 export interface TextPart {
   type: 'text';
   text: string;
 }
 
+/**
+ * An image content part. Images are compared by URL: the adapters read
+ * Anthropic base64 sources, Chat `image_url`, Responses `input_image` and AI
+ * SDK image files into this one shape, so the same image matches however an API
+ * wrote it (docs/behaviour.md §4.3).
+ */
 export interface ImagePart {
   type: 'image';
   /** May be a `data:` URL. */
   url: string;
+  /** The image's media type, when known. Compared like any other field when present. */
   mediaType?: string;
 }
 
@@ -35,6 +51,12 @@ export interface OtherPart {
   [key: string]: unknown;
 }
 
+/**
+ * One part of a message's content. Parts are compared structurally with key
+ * order ignored, leaving out only the prompt-cache marker `cache_control`,
+ * which Anthropic's prompt caching moves to the newest message every turn
+ * (docs/behaviour.md §1.4, §4.1).
+ */
 export type ContentPart = TextPart | ImagePart | OtherPart;
 
 /**
@@ -65,6 +87,7 @@ export interface Message {
   createdAt?: Date;
 }
 
+/** Whether `value` is one of the four canonical roles. */
 export function isRole(value: unknown): value is Role {
   return value === 'system' || value === 'user' || value === 'assistant' || value === 'tool';
 }

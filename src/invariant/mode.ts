@@ -60,6 +60,10 @@ function processEnv(): NodeJS.ProcessEnv {
   return typeof process === 'object' && process?.env ? process.env : {};
 }
 
+/**
+ * An environment variable, or `undefined` where there is no `process` (a
+ * browser or edge bundle), so resolving a mode never throws there.
+ */
 export function readEnv(name: string): string | undefined {
   return processEnv()[name];
 }

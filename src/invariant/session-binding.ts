@@ -14,8 +14,16 @@ export interface SessionBinding {
   readonly mode?: Mode | undefined;
 }
 
+/**
+ * Settings bound along with the log by `withSession`. They win over the
+ * instrumentation config and the environment and lose to a call's own option
+ * (docs/behaviour.md §5.5). Content capture is not among them: it follows the
+ * call, the config and the environment.
+ */
 export interface WithSessionOptions {
+  /** Recorded as `gen_ai.agent.name` for requests made in this scope. */
   agentName?: string;
+  /** The mode for requests made in this scope. */
   mode?: Mode;
 }
 

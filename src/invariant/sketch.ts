@@ -6,6 +6,11 @@ export const PREVIEW_LENGTH = 120;
 /** Sketches per list (`extra`, `missing`) at most. */
 export const MAX_SKETCHES = 5;
 
+/**
+ * A bounded, content-light stand-in for a message in a violation's `extra` and
+ * `missing` lists, so a violation can never dump a (multimodal) transcript into
+ * a log line (docs/behaviour.md §3.4).
+ */
 export type MessageSketch = SystemSketch | NonSystemSketch;
 
 /** System content is never compared, so a system sketch says nothing more. */
@@ -13,6 +18,12 @@ export interface SystemSketch {
   role: 'system';
 }
 
+/**
+ * The sketch of a non-system message: its role, a preview, its tool-call count
+ * and its tool identifiers. In the implicit log's conversations `preview` is
+ * `null` unless content capture is on, so no prompt text outlives the request
+ * that carried it (docs/behaviour.md §8.6).
+ */
 export interface NonSystemSketch {
   /** The role as sent; a malformed request entry may carry one outside `Role` (`invalid` when it has none). */
   role: string;
@@ -20,7 +31,9 @@ export interface NonSystemSketch {
   preview: string | null;
   /** How many tool calls the message carries. */
   toolCalls: number;
+  /** The call a `tool` message answers, else `null`. */
   toolCallId: string | null;
+  /** The participant or tool name, else `null`. `describeViolation` shows a tool result's name but never a participant name. */
   name: string | null;
 }
 

@@ -13,6 +13,11 @@ import type { Message } from './messages';
 import { isTestEnvironment, readEnvFlag, resolveMode, type Mode } from './mode';
 import { SessionInvariantViolation, describeViolation, type CheckResult, type ViolationDetails } from './violation';
 
+/**
+ * Options of `verify`. Unlike the request path, `verify` consults neither a
+ * bound session nor an instrumentation config: its settings are these, then the
+ * environment (docs/behaviour.md §5.4).
+ */
 export interface VerifyOptions {
   /** Overrides NOUS_SESSION_INVARIANT; a value that is not a mode falls back to `warn`. */
   mode?: Mode;

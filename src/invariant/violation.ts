@@ -48,8 +48,15 @@ export interface InvalidRequestViolation {
   reason: string;
 }
 
+/**
+ * What a failed check reports: a request that does not reconstruct the fold, an
+ * orphaned tool result, or a request that could not be read at all.
+ * Reconstruction is reported before pairing, since a pairing diagnosis of a
+ * list already known to be wrong says nothing (docs/behaviour.md §3.5).
+ */
 export type ViolationDetails = ReconstructionViolation | OrphanedToolResultViolation | InvalidRequestViolation;
 
+/** The five violation kinds, as recorded in `nous.session.invariant.kind`. */
 export type ViolationKind = ViolationDetails['kind'];
 
 /** What `check` returns. */
@@ -61,9 +68,12 @@ export type CheckResult = { ok: true } | { ok: false; violation: ViolationDetail
  * paid-for run, but a test suite that owns every writer may treat one as a bug.
  */
 export class SessionInvariantViolation extends Error {
+  /** `'SessionInvariantViolation'`, so stack traces and test reporters name the class. */
   override readonly name = 'SessionInvariantViolation';
+  /** The violation the check found: what `check` returned as `violation`. */
   readonly details: ViolationDetails;
 
+  /** Its message is `describeViolation(details)`: roles and tool identifiers, never message content. */
   constructor(details: ViolationDetails) {
     super(`session invariant violated: ${describeViolation(details)}`);
     this.details = details;

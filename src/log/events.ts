@@ -20,8 +20,15 @@ export const BOOKKEEPING_EVENT_TYPES = Object.freeze([
   'request_header',
 ] as const);
 
+/** A surface event type: what the model sees. Each surface event projects to one message of the fold (docs/behaviour.md §2.1). */
 export type SurfaceEventType = (typeof SURFACE_EVENT_TYPES)[number];
+/**
+ * A bookkeeping event type: what the agent loop did, never model-visible.
+ * Recovery reads these to judge whether an interrupted tool may have run
+ * (docs/behaviour.md §2.1, §7.4).
+ */
 export type BookkeepingEventType = (typeof BOOKKEEPING_EVENT_TYPES)[number];
+/** One of the ten event types; `append` refuses any other with `unknown_type`. */
 export type EventType = SurfaceEventType | BookkeepingEventType;
 
 /** Every event type, surface first. */
@@ -68,6 +75,13 @@ export interface SessionEvent {
   readonly data: Readonly<EventData>;
 }
 
+/**
+ * Why an event was refused, one code per rule of docs/behaviour.md §2.3:
+ * `unknown_type`, `replace_on_bookkeeping`, `invalid_replace`, `unserializable`
+ * (a value JSON cannot carry), `too_large` (more than `MAX_DATA_VALUES` JSON
+ * values), `invalid_data`, `invalid_time`, and `invalid_seq` (only from
+ * `SessionLog.fromEvents`).
+ */
 export type InvalidEventCode =
   | 'unknown_type'
   | 'replace_on_bookkeeping'
@@ -80,13 +94,20 @@ export type InvalidEventCode =
 
 /** Why an event was refused. Returned by `append`, thrown only by `SessionLog.fromEvents`. */
 export class InvalidEventError extends Error {
+  /** `'InvalidEventError'`, so stack traces and `String(error)` name the class. */
   override readonly name = 'InvalidEventError';
+  /** Which rule refused the event; see `InvalidEventCode`. */
   readonly code: InvalidEventCode;
   /** Where in `data` the problem is, e.g. `data.metadata.cb`. */
   readonly path: string | undefined;
   /** The index of the offending event, when restoring with `fromEvents`. */
   readonly index: number | undefined;
 
+  /**
+   * Made by the log's validation. `append` returns it; `SessionLog.fromEvents`
+   * throws it, with `index` set, because a corrupt store must not be replayed
+   * silently (docs/behaviour.md §2.5).
+   */
   constructor(code: InvalidEventCode, message: string, options: { path?: string | undefined; index?: number | undefined } = {}) {
     super(message);
     this.code = code;
@@ -95,6 +116,10 @@ export class InvalidEventError extends Error {
   }
 }
 
+/**
+ * The result of a validation step: the validated value (for event data, the
+ * log's own frozen copy), or the `InvalidEventError` that refused it.
+ */
 export type Validated<T> = Outcome<{ value: T }, { error: InvalidEventError }>;
 
 const SURFACE_SET: ReadonlySet<string> = new Set(SURFACE_EVENT_TYPES);
@@ -104,6 +129,7 @@ function isEventType(value: unknown): value is EventType {
   return typeof value === 'string' && ALL_SET.has(value);
 }
 
+/** Whether `type` is a surface event type: only those project to messages and may carry `replace`. */
 export function isSurfaceType(type: EventType): type is SurfaceEventType {
   return SURFACE_SET.has(type);
 }

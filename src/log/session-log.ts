@@ -77,6 +77,11 @@ export class SessionLog {
     }
   }
 
+  /**
+   * The brand `instanceof SessionLog` tests for: `true` on a log made by any
+   * copy of this package, so a log from a second installed copy still passes
+   * (see `Symbol.hasInstance` above).
+   */
   get [SESSION_LOG_BRAND](): true {
     return true;
   }

@@ -10,9 +10,17 @@ import { CHECKS_METRIC, VIOLATION_EVENT, VIOLATION_METRIC } from '../telemetry/s
 type Write = (line: string) => void;
 const toStderr: Write = (line) => process.stderr.write(`${line}\n`);
 
+/**
+ * The span exporter `register` installs when no exporter or OTLP endpoint is
+ * configured: one stderr line per `nous.session.invariant.violation` event,
+ * every other span dropped. Enough to see the package work with no backend
+ * (docs/behaviour.md §6.4).
+ */
 export class ViolationConsoleSpanExporter implements SpanExporter {
+  /** `write` receives each line (default: stderr). */
   constructor(private readonly write: Write = toStderr) {}
 
+  /** Writes one line per violation event in `spans`; always reports success. */
   export(spans: ReadableSpan[], done: (result: ExportResult) => void): void {
     for (const span of spans) {
       for (const event of span.events) {
@@ -23,13 +31,22 @@ export class ViolationConsoleSpanExporter implements SpanExporter {
     done({ code: ExportResultCode.SUCCESS });
   }
 
+  /** Nothing to release: lines are written as they are exported. */
   async shutdown(): Promise<void> {}
+  /** Nothing to flush: lines are written as they are exported. */
   async forceFlush(): Promise<void> {}
 }
 
+/**
+ * The metric exporter `register` installs when no exporter or OTLP endpoint is
+ * configured: one stderr line per data point of the violation and checks
+ * counters, every other metric dropped (docs/behaviour.md §6.4).
+ */
 export class InvariantConsoleMetricExporter implements PushMetricExporter {
+  /** `write` receives each line (default: stderr). */
   constructor(private readonly write: Write = toStderr) {}
 
+  /** Writes one line per data point of the violation and checks counters; always reports success. */
   export(metrics: ResourceMetrics, done: (result: ExportResult) => void): void {
     for (const scope of metrics.scopeMetrics) {
       for (const metric of scope.metrics) {
@@ -43,6 +60,8 @@ export class InvariantConsoleMetricExporter implements PushMetricExporter {
     done({ code: ExportResultCode.SUCCESS });
   }
 
+  /** Nothing to flush: lines are written as they are exported. */
   async forceFlush(): Promise<void> {}
+  /** Nothing to release: lines are written as they are exported. */
   async shutdown(): Promise<void> {}
 }

@@ -10,10 +10,16 @@ import { logWarning } from '../telemetry/logger';
 import { InvariantConsoleMetricExporter, ViolationConsoleSpanExporter } from './console-exporters';
 import { registeredMeterProvider, registeredTracerProvider } from './existing-setup';
 
+/** What `register` set up: the instrumentation, the SDK it started (if any), and how to flush and stop it. */
 export interface Registration {
   instrumentation: SessionInvariantInstrumentation;
   /** The SDK this package started, or undefined when it attached to one already registered. */
   sdk: NodeSDK | undefined;
+  /**
+   * Flushes and shuts down the SDK this package started, waiting at most 5
+   * seconds, once however often it is called; a no-op when the package attached
+   * to an SDK already registered.
+   */
   shutdown(): Promise<void>;
 }
 

@@ -5,6 +5,11 @@
 
 import { AsyncLocalStorage } from 'node:async_hooks';
 
+/**
+ * One framework call (an AI SDK language-model call) as the seams below it see
+ * it, so that each request is checked and counted once (docs/behaviour.md
+ * §8.5).
+ */
 export interface CallScope {
   /** Checked above (the AI SDK middleware): seams below leave it alone. */
   claimed: boolean;
@@ -12,8 +17,14 @@ export interface CallScope {
   seenBelow: boolean;
 }
 
+/**
+ * The current `CallScope`, per async context. The AI SDK telemetry channel
+ * binds one to each language-model call; the middleware marks it, or opens one
+ * (`runClaimed`).
+ */
 export const callScopeStorage = new AsyncLocalStorage<CallScope>();
 
+/** The framework call the current async context is part of, if any. */
 export function currentCallScope(): CallScope | undefined {
   return callScopeStorage.getStore();
 }

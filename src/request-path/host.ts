@@ -7,7 +7,7 @@ import type { Mode } from '../invariant/mode';
 import { instrumentsFromGlobal, type InvariantInstruments } from '../telemetry/instruments';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../version';
 
-/** The implicit conversation log's settings (see docs/behaviour.md, "Zero code"). */
+/** The implicit conversation log's settings (docs/behaviour.md §8.6, §8.7). */
 export interface ImplicitLogOptions {
   /** Track conversations when no log is bound (default true; `NOUS_SESSION_INVARIANT_IMPLICIT=off` turns it off). */
   enabled?: boolean;
@@ -25,9 +25,17 @@ export interface HostSettings {
   implicit?: ImplicitLogOptions | undefined;
 }
 
+/**
+ * The settings, tracer and counters a request seam uses: the enabled
+ * instrumentation's, or, with none enabled, the global providers and no
+ * configuration (`currentHost`).
+ */
 export interface RequestCheckHost {
+  /** The instrumentation's configuration as it applies to a check, read per request. */
   settings(): HostSettings;
+  /** Starts the `chat {model}` span a violation goes on when the request has no span. */
   readonly tracer: Tracer;
+  /** The counters the checks are recorded on. */
   readonly instruments: InvariantInstruments;
 }
 

@@ -5,9 +5,15 @@ import type { Message } from '../invariant/messages';
 import type { Mode } from '../invariant/mode';
 import type { SessionLog } from '../log/session-log';
 
+/**
+ * One model request as a seam hands it to the request path: its provider, model
+ * and messages in canonical form, and what the seam knows about it (stateful,
+ * referring to stored items, its span, how to read its reply).
+ */
 export interface ModelRequest {
   /** `gen_ai.provider.name`: `openai`, `anthropic`, ... */
   provider: string | undefined;
+  /** `gen_ai.request.model`: the model the body names, if any. */
   model: string | undefined;
   /** Canonical messages; whatever a seam could not read as a list is passed on as it is, for the check to report. */
   messages: readonly Message[] | unknown;

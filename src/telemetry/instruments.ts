@@ -4,13 +4,27 @@ import { metrics, type Counter, type Meter, type MeterProvider } from '@opentele
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../version';
 import { CHECKS_METRIC, IMPLICIT_EVICTION_METRIC, INTERNAL_ERROR_METRIC, VIOLATION_METRIC } from './semconv';
 
+/**
+ * The package's four counters (docs/behaviour.md §6.2), made on one meter. They
+ * are passed along rather than looked up, so an instrumentation given its own
+ * meter provider counts on that provider.
+ */
 export interface InvariantInstruments {
+  /** `nous.session.invariant.violation`: +1 per violation. */
   violations: Counter;
+  /** `nous.session.invariant.checks`: +1 per checked request, passes included. */
   checks: Counter;
+  /** `nous.session.invariant.internal_error`: +1 per failure caught inside the package. */
   internalErrors: Counter;
+  /** `nous.session.invariant.implicit.evictions`: +1 per implicit conversation dropped. */
   evictions: Counter;
 }
 
+/**
+ * Creates the four counters on `meter`, with the names of semconv.ts and the
+ * units and descriptions of docs/behaviour.md §6.2. The instrumentation calls
+ * it each time its meter changes.
+ */
 export function createInstruments(meter: Meter): InvariantInstruments {
   return {
     violations: meter.createCounter(VIOLATION_METRIC, {

@@ -2,6 +2,11 @@
 // `warn`-mode violation is visible without any logging set-up; replaceable with
 // `setLogger` (for example to route into the app's logger or into `diag`).
 
+/**
+ * Where the package's warnings go: anything with a `warn(message)` method (the
+ * console, the app's logger, a `diag` wrapper). Installed with `setLogger`; see
+ * docs/behaviour.md §6.4.
+ */
 export interface InvariantLogger {
   warn(message: string): void;
 }
@@ -20,6 +25,11 @@ export function setLogger(logger: InvariantLogger | null): void {
   current = logger ?? consoleLogger;
 }
 
+/**
+ * Sends one warning line to the current logger. A logger that throws is
+ * ignored: a broken logger must not break the caller's request
+ * (docs/behaviour.md §6.4).
+ */
 export function logWarning(message: string): void {
   try {
     current.warn(message);

@@ -11,21 +11,101 @@ export const INTERNAL_ERROR_METRIC = 'nous.session.invariant.internal_error';
 /** Counter, +1 per implicit conversation dropped to stay within the configured bounds. */
 export const IMPLICIT_EVICTION_METRIC = 'nous.session.invariant.implicit.evictions';
 
+/**
+ * The violation kind (`extra_message`, `missing_message`, `order`,
+ * `orphaned_tool_result`, `invalid_request`). On the span event and the
+ * violation counter; not on the checks counter, since a passing check has no
+ * kind. See docs/behaviour.md §6.1 and §6.2.
+ */
 export const ATTR_KIND = 'nous.session.invariant.kind';
+/**
+ * The mode the check ran in, as recorded: `warn` or `strict`. Strict that
+ * cannot throw here (outside a test environment, or at a seam that cannot throw
+ * into the caller) is recorded as `warn`, since that is how it acted. On the
+ * span event and on both the violation and the checks counters. See
+ * docs/behaviour.md §5.3, §6.1 and §6.2.
+ */
 export const ATTR_MODE = 'nous.session.invariant.mode';
-/** `bound` (a log bound with `withSession`) or `implicit` (the conversation the package keeps itself). */
+/**
+ * `bound` (a log bound with `withSession`, a call option or `verify`) or
+ * `implicit` (the conversation the package keeps itself). On the span event
+ * and on both the violation and the checks counters, so dashboards and alerts
+ * can tell the two apart (docs/behaviour.md §6.2).
+ */
 export const ATTR_LOG = 'nous.session.invariant.log';
+/**
+ * Reconstruction kinds only, on the span event: the first position where the
+ * request and the fold differ. Counted after the overlay slot, so it lines up
+ * with both lists (docs/behaviour.md §3.3).
+ */
 export const ATTR_INDEX = 'nous.session.invariant.index';
+/**
+ * Reconstruction kinds only, on the span event: how many messages the request
+ * has, counted after the overlay slot (docs/behaviour.md §3.3).
+ */
 export const ATTR_REQUEST_LENGTH = 'nous.session.invariant.request_length';
+/**
+ * Reconstruction kinds only, on the span event: how many messages the fold has
+ * (for the implicit log, the conversation it was compared with), counted like
+ * `.request_length` (docs/behaviour.md §3.3).
+ */
 export const ATTR_LOG_LENGTH = 'nous.session.invariant.log_length';
+/**
+ * `orphaned_tool_result` only, on the span event: the `toolCallId` of the
+ * result no preceding call asked for. Left off when that id is `null`, since an
+ * attribute cannot hold `null` (docs/behaviour.md §6.1).
+ */
 export const ATTR_TOOL_CALL_ID = 'nous.session.invariant.tool_call_id';
+/**
+ * `invalid_request` only, on the span event: why the request could not be read
+ * as a list of messages (not an array, too many messages, an entry that throws
+ * when read). See docs/behaviour.md §3 and §6.1.
+ */
 export const ATTR_REASON = 'nous.session.invariant.reason';
+/**
+ * Reconstruction kinds only, on the span event, and only when exactly one
+ * request message stands where exactly one fold message was: the fingerprint
+ * fields in which the two differ. `['name']` alone means the same message under
+ * another name (docs/behaviour.md §3.3).
+ */
 export const ATTR_DIFFERS = 'nous.session.invariant.differs';
+/**
+ * Reconstruction kinds only, on the span event: how many request messages are
+ * in surplus. This is the true count; `.extra.roles` and `.extra.previews`
+ * describe at most the first five, so a violation stays bounded
+ * (docs/behaviour.md §3.4, §6.1).
+ */
 export const ATTR_EXTRA_COUNT = 'nous.session.invariant.extra.count';
+/**
+ * Reconstruction kinds only, on the span event: the roles of the sketched
+ * surplus request messages (at most five). Roles carry no prompt text, so they
+ * are always exported (docs/behaviour.md §3.4, §6.1).
+ */
 export const ATTR_EXTRA_ROLES = 'nous.session.invariant.extra.roles';
+/**
+ * Reconstruction kinds only, on the span event, and only with content capture
+ * on: the previews of the sketched surplus request messages (`''` for one with
+ * no preview). Off by default because prompt text is not exported unless
+ * someone asks for it (docs/behaviour.md §6.3).
+ */
 export const ATTR_EXTRA_PREVIEWS = 'nous.session.invariant.extra.previews';
+/**
+ * Reconstruction kinds only, on the span event: how many fold messages the
+ * request left out. The true count; `.missing.roles` and `.missing.previews`
+ * describe at most the first five (docs/behaviour.md §3.4, §6.1).
+ */
 export const ATTR_MISSING_COUNT = 'nous.session.invariant.missing.count';
+/**
+ * Reconstruction kinds only, on the span event: the roles of the sketched fold
+ * messages the request left out (at most five). No prompt text, so always
+ * exported (docs/behaviour.md §3.4, §6.1).
+ */
 export const ATTR_MISSING_ROLES = 'nous.session.invariant.missing.roles';
+/**
+ * Reconstruction kinds only, on the span event, and only with content capture
+ * on: the previews of the sketched fold messages the request left out (`''` for
+ * one with no preview). Opt-in, like every preview (docs/behaviour.md §6.3).
+ */
 export const ATTR_MISSING_PREVIEWS = 'nous.session.invariant.missing.previews';
 /** On the internal-error counter: where the failure was caught. */
 export const ATTR_WHERE = 'nous.session.invariant.where';
@@ -33,10 +113,34 @@ export const ATTR_WHERE = 'nous.session.invariant.where';
 export const ATTR_EVICTION_REASON = 'nous.session.invariant.eviction.reason';
 
 // OpenTelemetry GenAI semantic conventions.
+/**
+ * GenAI convention: the agent's name, from the call option, the bound session
+ * or the config (docs/behaviour.md §5.5). On the violation and checks counters
+ * when known.
+ */
 export const ATTR_GEN_AI_AGENT_NAME = 'gen_ai.agent.name';
+/**
+ * GenAI convention: the provider (`openai`, `anthropic`, ...). On the violation
+ * and checks counters when known, and on the `chat {model}` span the package
+ * starts when a violation has no span to go on (docs/behaviour.md §6.1, §6.2).
+ */
 export const ATTR_GEN_AI_PROVIDER_NAME = 'gen_ai.provider.name';
+/**
+ * GenAI convention: the operation. Set to `chat` on the span the package starts
+ * for a violation that has no span of its own (docs/behaviour.md §6.1).
+ */
 export const ATTR_GEN_AI_OPERATION_NAME = 'gen_ai.operation.name';
+/**
+ * GenAI convention: the requested model, on the span the package starts for a
+ * violation with no span of its own; that span is named `chat {model}` after
+ * it.
+ */
 export const ATTR_GEN_AI_REQUEST_MODEL = 'gen_ai.request.model';
+/**
+ * The GenAI operation name of a chat request: the value of
+ * `gen_ai.operation.name` on a span the package starts, and the first word of
+ * that span's name, as the conventions name client spans.
+ */
 export const GEN_AI_OPERATION_CHAT = 'chat';
 
 /** The GenAI conventions' switch for content capture: message previews only when it is `true`. */

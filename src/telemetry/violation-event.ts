@@ -44,10 +44,21 @@ export interface RecordContext {
   instruments?: InvariantInstruments | undefined;
 }
 
+/**
+ * +1 on the checks counter for a checked request, passes included, with the
+ * mode, the log kind and, when known, the agent and the provider. It is the
+ * denominator of violation ratios (docs/behaviour.md §6.2).
+ */
 export function recordCheck(context: RecordContext): void {
   (context.instruments ?? instrumentsFromGlobal()).checks.add(1, requestAttributes(context));
 }
 
+/**
+ * Records one violation: the `nous.session.invariant.violation` span event on
+ * `context.span`, else on the active span (with neither, no event), and +1 on
+ * the violation counter with the kind. Previews go on the event only with
+ * `context.captureContent` on. See docs/behaviour.md §6.1 to §6.3.
+ */
 export function recordViolation(violation: ViolationDetails, context: RecordContext): void {
   const span = context.span ?? trace.getActiveSpan();
   span?.addEvent(VIOLATION_EVENT, violationAttributes(violation, context));

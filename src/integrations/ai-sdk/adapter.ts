@@ -22,9 +22,26 @@ import {
   building,
 } from '../../adapters/canonical';
 
+/**
+ * A text part of an AI SDK prompt. Read as `{ type: 'text', text }`: other
+ * fields on it (provider options) are not content (docs/behaviour.md §4.3).
+ */
 export type AiSdkTextPart = { type: 'text'; text: string };
+/**
+ * A file part of an AI SDK prompt. An `image/*` file reads as an image part by
+ * URL (its URL, or a `data:` URL for base64 text or bytes), so an image matches
+ * however an API wrote it; other files are kept as they are, minus response
+ * bookkeeping (docs/behaviour.md §4.3). `toAiSdkPrompt` writes canonical image
+ * parts this way.
+ */
 export type AiSdkFilePart = { type: 'file'; data: string | URL | Uint8Array; mediaType: string; filename?: string };
+/** An assistant's tool call in an AI SDK prompt; `input` is the call's arguments. */
 export type AiSdkToolCallPart = { type: 'tool-call'; toolCallId: string; toolName: string; input: unknown };
+/**
+ * The output of an AI SDK tool result. Type `text` reads as string content; any
+ * other type as a one-part list holding the output, so the output's type stays
+ * part of what is compared (docs/behaviour.md §4.3).
+ */
 export type AiSdkToolResultOutput =
   | { type: 'text'; value: string }
   | { type: 'json'; value: unknown }
@@ -32,8 +49,18 @@ export type AiSdkToolResultOutput =
   | { type: 'error-json'; value: unknown }
   | { type: 'execution-denied'; reason?: string }
   | { type: 'content'; value: unknown[] };
+/**
+ * A tool result in an AI SDK `tool` message. Each one reads as a canonical
+ * `tool` message of its own, because canonical messages hold one result each
+ * (docs/behaviour.md §4.3).
+ */
 export type AiSdkToolResultPart = { type: 'tool-result'; toolCallId: string; toolName: string; output: AiSdkToolResultOutput };
 
+/**
+ * One message of an AI SDK language-model prompt (LanguageModelV4Prompt), as
+ * `toAiSdkPrompt` writes it. Consecutive canonical tool messages share one
+ * `tool` message, as the AI SDK groups a step's results.
+ */
 export type AiSdkPromptMessage =
   | { role: 'system'; content: string }
   | { role: 'user'; content: Array<AiSdkTextPart | AiSdkFilePart> }

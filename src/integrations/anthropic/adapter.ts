@@ -19,25 +19,58 @@ import {
   building,
 } from '../../adapters/canonical';
 
+/**
+ * A Messages text block. Read as `{ type: 'text', text }`: other fields
+ * (`cache_control`, citations) are dropped, because prompt caching moves the
+ * marker to the newest message every turn (docs/behaviour.md §4.3).
+ */
 export type AnthropicTextBlock = { type: 'text'; text: string };
+/** The image media types a Messages base64 image source may have. */
 export type AnthropicImageMediaType = 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp';
+/**
+ * A Messages image block. A base64 source reads as a `data:` URL image part and
+ * a URL source as that URL, so an image matches whichever API wrote it
+ * (docs/behaviour.md §4.3).
+ */
 export type AnthropicImageBlock = {
   type: 'image';
   source: { type: 'base64'; media_type: AnthropicImageMediaType; data: string } | { type: 'url'; url: string };
 };
+/**
+ * An assistant's tool call. `input` is an object: `toAnthropic` parses
+ * JSON-string arguments, and a string and the object it parses to compare equal
+ * (docs/behaviour.md §1.5).
+ */
 export type AnthropicToolUseBlock = { type: 'tool_use'; id: string; name: string; input: unknown };
+/**
+ * A tool result block in a user turn. Each reads as one canonical `tool`
+ * message, named after the `tool_use` it answers because Anthropic sends no
+ * name with a result (docs/behaviour.md §4.3).
+ */
 export type AnthropicToolResultBlock = {
   type: 'tool_result';
   tool_use_id: string;
   content?: string | Array<AnthropicTextBlock | AnthropicImageBlock>;
 };
+/** Any content block `toAnthropic` writes. */
 export type AnthropicBlock = AnthropicTextBlock | AnthropicImageBlock | AnthropicToolUseBlock | AnthropicToolResultBlock;
 
+/**
+ * One entry of a Messages request's `messages`. Only `user` and `assistant`
+ * exist there: system text goes in `system`, and tool results are blocks of a
+ * user turn.
+ */
 export interface AnthropicMessageParam {
   role: 'user' | 'assistant';
   content: string | AnthropicBlock[];
 }
 
+/**
+ * The part of a Messages request body the adapters build and read: `system` and
+ * `messages`; the caller adds `model` and the rest. `toAnthropic` writes
+ * leading system messages into `system`, a string for one and text blocks for
+ * several.
+ */
 export interface AnthropicRequest {
   system?: string | AnthropicTextBlock[];
   messages: AnthropicMessageParam[];

@@ -5,6 +5,7 @@ import { isObject } from '../../adapters/canonical';
 import { modelOf, postBody, type RequestOptions } from '../sdk-client/request-options';
 import { fromAnthropic } from './adapter';
 
+/** `gen_ai.provider.name` of Anthropic requests, as the OpenTelemetry GenAI conventions name the provider. */
 export const ANTHROPIC_PROVIDER = 'anthropic';
 
 /** Messages `create` and `stream` (beta included; count_tokens and batches are not model requests). */

@@ -46,6 +46,11 @@ function responsesReply(output: unknown[]): Reply {
   return { messages: fromOpenAIResponsesOutput(output), items };
 }
 
+/**
+ * A fresh assembler for one streamed reply in `format`: it collects the
+ * server-sent events and, once the stream has ended, builds the reply they
+ * amount to (docs/behaviour.md §8.4).
+ */
 export function replyAssembler(format: ReplyFormat): ReplyAssembler {
   switch (format) {
     case 'openai.chat':

@@ -1,5 +1,6 @@
 // Server-sent events, parsed incrementally from decoded text.
 
+/** One server-sent event: its `event:` name, if any, and its `data:` lines joined by newlines. */
 export interface ServerSentEvent {
   event: string | undefined;
   data: string;
@@ -10,10 +11,16 @@ export class EventStreamParser {
   #buffer = '';
   readonly #onEvent: (event: ServerSentEvent) => void;
 
+  /** `onEvent` is called once for each complete event that has data. */
   constructor(onEvent: (event: ServerSentEvent) => void) {
     this.#onEvent = onEvent;
   }
 
+  /**
+   * Adds decoded text and emits every event a blank line has completed. CR and
+   * CRLF line ends count as LF; an event split across chunks waits for the
+   * rest.
+   */
   push(text: string): void {
     this.#buffer += text.replace(/\r\n?/g, '\n');
     let end: number;
@@ -24,6 +31,7 @@ export class EventStreamParser {
     }
   }
 
+  /** The stream has ended: emits what is buffered, if anything, as a last event, even without its closing blank line. */
   end(): void {
     if (this.#buffer.trim() !== '') this.#emit(this.#buffer);
     this.#buffer = '';

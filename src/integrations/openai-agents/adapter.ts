@@ -8,10 +8,16 @@ import { argumentsAsJson, isObject, textOf, unknownRole, building } from '../../
 import { fromResponseContent, fromResponseItems, type ItemDialect } from '../../adapters/response-items';
 import type { ContentPart, Message } from '../../invariant/messages';
 
+/** A message item of the OpenAI Agents SDK (the Responses protocol in camelCase), as `toAgentItems` writes it. */
 export type AgentsMessageItem =
   | { type: 'message'; role: 'system' | 'user'; content: string }
   | { type: 'message'; role: 'assistant'; status: 'completed'; content: Array<{ type: 'output_text'; text: string }> };
+/**
+ * A tool call as an item of its own. Reading joins it to the assistant message
+ * before it, or starts one with `null` content (docs/behaviour.md §4.3).
+ */
 export type AgentsFunctionCallItem = { type: 'function_call'; callId: string; name: string; arguments: string; status: 'completed' };
+/** A tool result item: one canonical `tool` message. */
 export type AgentsFunctionResultItem = {
   type: 'function_call_result';
   callId: string;
@@ -19,6 +25,11 @@ export type AgentsFunctionResultItem = {
   status: 'completed';
   output: { type: 'text'; text: string };
 };
+/**
+ * What `AgentsLogSession.getItems` hands the runner: the fold as Agents SDK
+ * items. Reasoning, handoff and hosted-tool items are not conversation and are
+ * not read (docs/behaviour.md §4.3).
+ */
 export type AgentsItem = AgentsMessageItem | AgentsFunctionCallItem | AgentsFunctionResultItem;
 
 /** Canonical messages from Agents SDK items. Never throws and never writes to its input. */

@@ -16,15 +16,22 @@ import { recordTurnsInto, takePending } from './turn-recorder';
  * (see the README).
  */
 export class AgentsLogSession {
+  /** The log behind the session: the runner reads its fold and writes into it. */
   readonly log: SessionLog;
   readonly #id: string;
 
+  /**
+   * A session over `log` (a new, empty log by default). The log is registered
+   * with the turn recorder, which may then append to it during runs.
+   * `sessionId` defaults to a fresh 32-hex-character id.
+   */
   constructor(log: SessionLog = new SessionLog(), options: { sessionId?: string } = {}) {
     this.log = log;
     this.#id = options.sessionId ?? newSessionId();
     recordTurnsInto(log);
   }
 
+  /** The session id, given or generated (the Agents SDK `Session` interface). */
   async getSessionId(): Promise<string> {
     return this.#id;
   }
@@ -53,6 +60,7 @@ export class AgentsLogSession {
     throw new Error('AgentsLogSession is append-only; use fork() or rewind() on the log for an earlier state');
   }
 
+  /** Refused: the log is append-only, so its history cannot be cleared. Start a new `AgentsLogSession` for a fresh history. */
   async clearSession(): Promise<void> {
     throw new Error('AgentsLogSession is append-only; start a new AgentsLogSession for a fresh history');
   }

@@ -68,6 +68,13 @@ function definition(patcher: Patcher): InstrumentationNodeModuleDefinition {
   );
 }
 
+/**
+ * The OpenAI Agents SDK (`@openai/agents-core`): patches the runner's model
+ * call and its input filter for the turn recorder, and makes the SDK's current
+ * trace the run a request belongs to (docs/behaviour.md §8.3). The requests
+ * themselves are checked by the `openai` integration. Pinned to the tested
+ * minors, because the patched functions live in internal files.
+ */
 export const openaiAgentsIntegration: Integration = {
   name: AGENTS_CORE_MODULE,
   esmInclude: [AGENTS_CORE_MODULE, ...PATCHED_FILES.map(([file]) => new RegExp(`/@openai/agents-core/${file}\\.mjs$`))],

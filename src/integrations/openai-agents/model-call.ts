@@ -15,6 +15,13 @@ type ApplyFilter = (agent: unknown, filter: unknown, context: unknown, inputItem
 
 const WHERE = 'Agents SDK turn recorder';
 
+/**
+ * Wraps the runner's `getResponseWithRetry`: the turn recorder appends the
+ * turn's input before the model call and its output items after it. That keeps
+ * a log backing an `AgentsLogSession` in step with every request of a run, not
+ * only after the run's one `addItems`. Recorder failures are contained; the
+ * call and its result are passed through untouched.
+ */
 export function wrapGetResponse(original: GetResponse): GetResponse {
   return async function getResponseWithRetry(this: unknown, model, request, ...rest) {
     contained(WHERE, () => recordTurnInput(request?.input), undefined);
@@ -24,6 +31,11 @@ export function wrapGetResponse(original: GetResponse): GetResponse {
   };
 }
 
+/**
+ * The streamed counterpart of `wrapGetResponse`: records the input before the
+ * call and the output from the `response_done` event, and yields every event
+ * unchanged.
+ */
 export function wrapGetStreamed(original: GetStreamed): GetStreamed {
   return async function* getStreamedResponseWithRetry(this: unknown, model, request, ...rest) {
     contained(WHERE, () => recordTurnInput(request?.input), undefined);

@@ -4,7 +4,7 @@
 // the first. Around each model call (`getResponseWithRetry`, patched by the
 // instrumentation) the recorder appends, before the call, what entered the
 // conversation since the log was last in step (the user's input, tool
-// results) and, after it, the model's output items. `SessionLogSession.addItems`
+// results) and, after it, the model's output items. `AgentsLogSession.addItems`
 // then skips what was recorded here.
 
 import { appendOrWarn } from '../../log/append-message';
@@ -20,11 +20,16 @@ import { AGENTS_CORE_SUPPORTED } from './supported';
 const pendingByLog = new WeakMap<SessionLog, Message[]>();
 
 /**
- * Logs that back a SessionLogSession. Only those are written to: a log the
+ * Logs that back an AgentsLogSession. Only those are written to: a log the
  * app keeps itself is never appended to behind its back.
  */
 const agentSessionLogs = new WeakSet<SessionLog>();
 
+/**
+ * Marks `log` as backing an `AgentsLogSession`, so the turn recorder may append
+ * to it. Only such logs are written to: a log the app keeps itself is never
+ * appended to behind its back.
+ */
 export function recordTurnsInto(log: SessionLog): void {
   agentSessionLogs.add(log);
 }
@@ -32,6 +37,13 @@ export function recordTurnsInto(log: SessionLog): void {
 /** Whether a supported Agents SDK is loaded and patched: only then do its logs follow the run. */
 let recording = false;
 
+/**
+ * Turns the turn recorder on (a supported `@openai/agents-core` was loaded and
+ * patched) or off (an unsupported version, or disable). While it is off,
+ * requests against a log that backs an `AgentsLogSession` are not checked, with
+ * a one-time warning, since that log would lag every request of a run
+ * (docs/behaviour.md §5.5).
+ */
 export function setRecording(on: boolean): void {
   recording = on;
 }
@@ -48,6 +60,11 @@ function recordingLog(): SessionLog | undefined {
   return recording && log && agentSessionLogs.has(log) ? log : undefined;
 }
 
+/**
+ * Hands over, and forgets, the messages the turn recorder appended to `log`
+ * since the runner's last `addItems`, so `addItems` skips them instead of
+ * appending them twice.
+ */
 export function takePending(log: SessionLog): Message[] {
   const pending = pendingByLog.get(log) ?? [];
   pendingByLog.delete(log);

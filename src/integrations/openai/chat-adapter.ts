@@ -20,12 +20,25 @@ import type { ContentPart, Message, MessageContent, ToolCall } from '../../invar
 export type OpenAIChatContentPart =
   { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string; detail?: 'auto' | 'low' | 'high' } };
 
+/**
+ * A tool call on a Chat Completions assistant message. `arguments` is a JSON
+ * string, OpenAI's form, and compares equal to the value it parses to
+ * (docs/behaviour.md §1.5). Only `id` and the function's `name` and
+ * `arguments` (a custom tool's `name` and `input`) are read: `type` is
+ * envelope, not conversation (docs/behaviour.md §4.1).
+ */
 export interface OpenAIChatToolCall {
   id: string;
   type: 'function';
   function: { name: string; arguments: string };
 }
 
+/**
+ * One Chat Completions message, as `toOpenAIChat` writes it. Reading takes
+ * `role`, `content`, `tool_calls`, `tool_call_id` and `name` only: `refusal`,
+ * `audio` and `annotations` on a re-sent assistant message are response
+ * bookkeeping, and `developer` reads as `system` (docs/behaviour.md §4.3).
+ */
 export type OpenAIChatMessage =
   | { role: 'system' | 'developer'; content: string | Array<{ type: 'text'; text: string }>; name?: string }
   | { role: 'user'; content: string | OpenAIChatContentPart[]; name?: string }

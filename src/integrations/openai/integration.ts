@@ -4,10 +4,17 @@ import type { Integration } from '../../instrumentation/integration';
 import { clientDefinition } from '../sdk-client/client-hook';
 import { openAIModelRequest } from './model-request';
 
+/** The npm package the OpenAI integration hooks; also its name in warnings and its ESM loader hook entry. */
 export const OPENAI_MODULE = 'openai';
 /** The majors whose client has `prepareOptions` with the semantics the hook relies on, tested in CI. */
 export const OPENAI_SUPPORTED = '>=6.0.0 <8';
 
+/**
+ * The `openai` client, checked at its `prepareOptions` seam once per attempt
+ * (retries are not checked again): Chat Completions and Responses, Azure
+ * deployment paths included. The Agents SDK's model calls go through it too
+ * (docs/behaviour.md §8.5).
+ */
 export const openaiIntegration: Integration = {
   name: OPENAI_MODULE,
   esmInclude: [OPENAI_MODULE],

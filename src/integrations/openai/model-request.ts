@@ -7,6 +7,7 @@ import { modelOf, postBody, type RequestOptions } from '../sdk-client/request-op
 import { fromOpenAIChat } from './chat-adapter';
 import { fromOpenAIResponses } from './responses-adapter';
 
+/** `gen_ai.provider.name` of OpenAI requests, as the OpenTelemetry GenAI conventions name the provider. */
 export const OPENAI_PROVIDER = 'openai';
 
 /** The ids of `item_reference` items in a Responses input. */

@@ -7,9 +7,22 @@ import type { Message, MessageContent } from '../../invariant/messages';
 /** Parts other than text and images (files, say) are carried as they are in the canonical message. */
 export type OpenAIResponsesInputPart =
   { type: 'input_text'; text: string } | { type: 'input_image'; image_url: string; detail: 'auto' | 'low' | 'high' };
+/**
+ * An `output_text` part, as a reply's assistant message carries it. Read as a
+ * text part: `annotations`, `logprobs` and ids are response bookkeeping that
+ * comes back when an output item is re-sent (docs/behaviour.md §4.3).
+ */
 export type OpenAIResponsesOutputPart = { type: 'output_text'; text: string; annotations: [] };
+/** Any Responses content part the adapter reads or writes. */
 export type OpenAIResponsesContentPart = OpenAIResponsesInputPart | OpenAIResponsesOutputPart;
 
+/**
+ * One item of a Responses `input`, as `toOpenAIResponses` writes it. An
+ * assistant turn with tool calls is several items (a message, then one
+ * `function_call` per call), which reading joins back into one message
+ * (docs/behaviour.md §4.3). Assistant text goes back as a string, since the API
+ * takes output parts only on items with an id.
+ */
 export type OpenAIResponsesInputItem =
   | { type: 'message'; role: 'system' | 'developer' | 'user'; content: string | OpenAIResponsesInputPart[] }
   | { type: 'message'; role: 'assistant'; content: string }

@@ -18,6 +18,11 @@ import { reportInternalError } from '../../telemetry/internal-error';
 import { warnOnce } from '../../telemetry/logger';
 import type { RequestOptions } from './request-options';
 
+/**
+ * What the SDK client hook needs to know about one Stainless-generated client
+ * (`openai`, `@anthropic-ai/sdk`): its module, the tested versions, where its
+ * client class is, and which request options are model requests.
+ */
 export interface ClientSeam {
   /** The npm package. */
   module: string;

@@ -5,13 +5,31 @@
 import type { Fingerprint } from '../../invariant/fingerprint';
 import type { Conversation } from './conversation';
 
+/**
+ * Why the implicit log dropped a conversation: `idle` (unused past the idle
+ * timeout) or `capacity` (the cap was reached and it was the least recently
+ * used). Recorded on the eviction counter (docs/behaviour.md §6.2, §8.6).
+ */
 export type EvictionReason = 'idle' | 'capacity';
 
+/**
+ * The implicit log's bounds, which keep its memory bounded however many
+ * conversations a process sees (docs/behaviour.md §8.6).
+ */
 export interface StoreLimits {
+  /** Conversations kept at most. */
   maxConversations: number;
+  /** Milliseconds a conversation may go unused before it is dropped. */
   idleTimeoutMs: number;
 }
 
+/**
+ * The conversations the implicit log keeps, in recency order and indexed by the
+ * fingerprint of their first non-system message ("starts like",
+ * docs/behaviour.md §8.2). Capped at `maxConversations`, the least recently
+ * used evicted first, and dropping those idle past `idleTimeoutMs`; each
+ * eviction is reported through `onEvict` (docs/behaviour.md §8.6).
+ */
 export class ConversationStore {
   /** Insertion order is recency order: a touched conversation is moved to the end. */
   readonly #recent = new Set<Conversation>();
@@ -19,11 +37,13 @@ export class ConversationStore {
   readonly #limits: StoreLimits;
   readonly #onEvict: (reason: EvictionReason) => void;
 
+  /** `onEvict` is called once per conversation dropped, with the reason. */
   constructor(limits: StoreLimits, onEvict: (reason: EvictionReason) => void) {
     this.#limits = limits;
     this.#onEvict = onEvict;
   }
 
+  /** How many conversations are kept. */
   get size(): number {
     return this.#recent.size;
   }
@@ -37,6 +57,7 @@ export class ConversationStore {
     return list.length > limit ? list.slice(0, limit) : list;
   }
 
+  /** Adds a conversation as the most recently used, then evicts the least recently used while over the cap. */
   add(conversation: Conversation): void {
     this.#recent.add(conversation);
     let bucket = this.#byKey.get(conversation.key);
@@ -49,6 +70,11 @@ export class ConversationStore {
     }
   }
 
+  /**
+   * Marks a conversation used at `now` and moves it to the most recent end.
+   * That keeps recency order sorted by `lastUsed`, so `expire` can stop at the
+   * first conversation still fresh.
+   */
   touch(conversation: Conversation, now: number): void {
     conversation.lastUsed = now;
     if (this.#recent.delete(conversation)) this.#recent.add(conversation);

@@ -16,14 +16,24 @@ export interface LastRequest {
   replyObserved: boolean;
 }
 
+/**
+ * One conversation of the implicit log: what the model has been sent and has
+ * answered, kept as fingerprints and content-free sketches, never as text, so
+ * no prompt text outlives the request that carried it (docs/behaviour.md §8.6).
+ */
 export class Conversation {
+  /** The conversation's messages as fingerprints (tool-result names left out, docs/behaviour.md §4.2). */
   readonly fingerprints: Fingerprint[];
+  /** A sketch per message, for violation details; previews only with content capture on. */
   readonly sketches: MessageSketch[];
   /** The fingerprint of the first non-system message: the index key ("starts like"). */
   readonly key: Fingerprint;
+  /** When it was last used (epoch milliseconds), for idle eviction and recency. */
   lastUsed: number;
+  /** The request that last extended it, for the lost-reply rule (docs/behaviour.md §8.2). */
   lastRequest: LastRequest;
 
+  /** A conversation as first seen: the request's messages, keyed by its first non-system message. */
   constructor(fingerprints: Fingerprint[], sketches: MessageSketch[], key: Fingerprint, now: number, lastRequest: LastRequest) {
     this.fingerprints = fingerprints;
     this.sketches = sketches;
@@ -32,6 +42,7 @@ export class Conversation {
     this.lastRequest = lastRequest;
   }
 
+  /** How many messages it holds. */
   get length(): number {
     return this.fingerprints.length;
   }

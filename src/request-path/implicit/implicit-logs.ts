@@ -2,7 +2,7 @@
 // model has already been sent and has already answered is the log, and each
 // request must be a view over it. A correct loop only ever extends it:
 // request k+1 = request k + the model's reply to k + new messages. The rules
-// (docs/behaviour.md, "Zero code") are applied here in this order:
+// (docs/behaviour.md §8.2) are applied here in this order:
 // continuation by the longest known branch; rejoin = violation; the lost
 // reply within a run; otherwise a new branch.
 
@@ -25,6 +25,7 @@ import { ConversationStore, type StoreLimits } from './conversation-store';
 import { mergePrefill } from './prefill';
 import { Lru } from './lru';
 
+/** The implicit log's bounds, and the clock it reads. */
 export interface ImplicitLogSettings extends StoreLimits {
   /** A clock in milliseconds (tests inject one). */
   now?: () => number;
@@ -53,6 +54,13 @@ export interface ImplicitOutcome {
   pending?: PendingReply | undefined;
 }
 
+/**
+ * The implicit conversation log (docs/behaviour.md §8): with no log bound, the
+ * conversation the model has already been sent and has already answered is the
+ * log, and each request must extend it. Keeps the conversations, the
+ * fingerprints of replies models sent and reply items by id, and applies the
+ * rules of docs/behaviour.md §8.2 in order.
+ */
 export class ImplicitLogs {
   readonly #store: ConversationStore;
   /**
@@ -65,6 +73,10 @@ export class ImplicitLogs {
   readonly #items = new Lru<string, Fingerprint>(10_000);
   readonly #now: () => number;
 
+  /**
+   * `settings` bounds the conversation store. `instruments` is read at each
+   * eviction, so evictions are counted on the instrumentation in force then.
+   */
   constructor(settings: ImplicitLogSettings, instruments: () => InvariantInstruments) {
     this.#now = settings.now ?? Date.now;
     this.#store = new ConversationStore(settings, (reason) => instruments().evictions.add(1, { [ATTR_EVICTION_REASON]: reason }));

@@ -1,5 +1,5 @@
 // The process's implicit log, made on first use with the instrumentation's
-// settings (defaults documented in docs/behaviour.md), or none when it is
+// settings (defaults in docs/behaviour.md §8.6), or none when it is
 // switched off.
 
 import { readEnvFlag } from '../../invariant/mode';
@@ -9,7 +9,17 @@ import { ImplicitLogs } from './implicit-logs';
 
 /** `NOUS_SESSION_INVARIANT_IMPLICIT=off` turns the implicit log off; bound sessions are still checked. */
 export const IMPLICIT_ENV_VAR = 'NOUS_SESSION_INVARIANT_IMPLICIT';
+/**
+ * Conversations the implicit log keeps at most, when
+ * `implicit.maxConversations` is not a positive finite number
+ * (docs/behaviour.md §8.6).
+ */
 export const DEFAULT_MAX_CONVERSATIONS = 1_000;
+/**
+ * 30 minutes: how long a conversation may go unused before the implicit log
+ * drops it, when `implicit.idleTimeoutMs` is not a positive finite number
+ * (docs/behaviour.md §8.6).
+ */
 export const DEFAULT_IDLE_TIMEOUT_MS = 30 * 60 * 1000;
 
 let shared: { key: string; logs: ImplicitLogs } | undefined;
