@@ -98,7 +98,7 @@ export class SessionInvariantInstrumentation extends InstrumentationBase<Session
       mode: config.mode === undefined ? undefined : resolveMode(config.mode),
       agentName: config.agentName,
       captureContent: config.captureContent,
-      implicit: config.implicit === false ? { enabled: false } : config.implicit === true ? {} : config.implicit,
+      implicit: config.implicit === false ? { enabled: false } : config.implicit === true ? { enabled: true } : config.implicit,
     };
   }
 }

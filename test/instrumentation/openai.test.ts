@@ -150,6 +150,26 @@ describe('openai chat completions', () => {
     }
   });
 
+  it('implicit: true in the config wins over NOUS_SESSION_INVARIANT_IMPLICIT=off', async () => {
+    const config = suite.env.instrumentation.getConfig();
+    const previous = process.env.NOUS_SESSION_INVARIANT_IMPLICIT;
+    process.env.NOUS_SESSION_INVARIANT_IMPLICIT = 'off';
+    suite.env.instrumentation.setConfig({ ...config, implicit: true });
+    try {
+      const implicit = async () =>
+        (await suite.env.otel.points(CHECKS_METRIC))
+          .filter((p) => p.attributes['nous.session.invariant.log'] === 'implicit')
+          .reduce((n, p) => n + p.value, 0);
+      const before = await implicit();
+      await client().chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'anything' }] });
+      expect(await implicit()).toBe(before + 1);
+    } finally {
+      suite.env.instrumentation.setConfig(config);
+      if (previous === undefined) delete process.env.NOUS_SESSION_INVARIANT_IMPLICIT;
+      else process.env.NOUS_SESSION_INVARIANT_IMPLICIT = previous;
+    }
+  });
+
   it('mode off in the session skips the check', async () => {
     const before = (await suite.env.otel.points(CHECKS_METRIC)).reduce((n, p) => n + p.value, 0);
     await withSession(weatherLog(), () => client().chat.completions.create({ model: 'gpt-test', messages: [] }), { mode: 'off' });
