@@ -108,66 +108,60 @@ describe('openai chat completions', () => {
     expect(span.events.map((e) => e.name)).toEqual([VIOLATION_EVENT]);
   });
 
+  /** Checked requests so far, counted against one kind of log. */
+  const checksOf = async (log: 'bound' | 'implicit') =>
+    (await suite.env.otel.points(CHECKS_METRIC))
+      .filter((p) => p.attributes['nous.session.invariant.log'] === log)
+      .reduce((n, p) => n + p.value, 0);
+  const unbound = () => client().chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'anything' }] });
+
+  /** Runs `fn` with NOUS_SESSION_INVARIANT_IMPLICIT set to `value` and the instrumentation's `implicit` config set to `implicit`. */
+  async function withImplicitSettings(value: string | undefined, implicit: boolean | undefined, fn: () => Promise<void>) {
+    const config = suite.env.instrumentation.getConfig();
+    const previous = process.env.NOUS_SESSION_INVARIANT_IMPLICIT;
+    if (value === undefined) delete process.env.NOUS_SESSION_INVARIANT_IMPLICIT;
+    else process.env.NOUS_SESSION_INVARIANT_IMPLICIT = value;
+    suite.env.instrumentation.setConfig({ ...config, implicit });
+    try {
+      await fn();
+    } finally {
+      suite.env.instrumentation.setConfig(config);
+      if (previous === undefined) delete process.env.NOUS_SESSION_INVARIANT_IMPLICIT;
+      else process.env.NOUS_SESSION_INVARIANT_IMPLICIT = previous;
+    }
+  }
+
   it('without a bound session the request is checked against the implicit conversation', async () => {
-    const implicit = async () =>
-      (await suite.env.otel.points(CHECKS_METRIC))
-        .filter((p) => p.attributes['nous.session.invariant.log'] === 'implicit')
-        .reduce((n, p) => n + p.value, 0);
-    const before = await implicit();
-    await client().chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'anything' }] });
-    expect(await implicit()).toBe(before + 1);
+    const before = await checksOf('implicit');
+    await unbound();
+    expect(await checksOf('implicit')).toBe(before + 1);
   });
 
   it('with the implicit log switched off, a request with no bound session is not checked', async () => {
-    const config = suite.env.instrumentation.getConfig();
-    suite.env.instrumentation.setConfig({ ...config, implicit: false });
-    try {
+    await withImplicitSettings(undefined, false, async () => {
       const before = (await suite.env.otel.points(CHECKS_METRIC)).reduce((n, p) => n + p.value, 0);
-      await client().chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'anything' }] });
+      await unbound();
       expect((await suite.env.otel.points(CHECKS_METRIC)).reduce((n, p) => n + p.value, 0)).toBe(before);
-    } finally {
-      suite.env.instrumentation.setConfig(config);
-    }
+    });
   });
 
   it('NOUS_SESSION_INVARIANT_IMPLICIT=off turns the implicit log off, and a bound session is still checked', async () => {
-    const checks = async (log: string) =>
-      (await suite.env.otel.points(CHECKS_METRIC))
-        .filter((p) => p.attributes['nous.session.invariant.log'] === log)
-        .reduce((n, p) => n + p.value, 0);
-    const previous = process.env.NOUS_SESSION_INVARIANT_IMPLICIT;
-    process.env.NOUS_SESSION_INVARIANT_IMPLICIT = 'off';
-    try {
-      const [implicitBefore, boundBefore] = [await checks('implicit'), await checks('bound')];
-      await client().chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'anything' }] });
+    await withImplicitSettings('off', undefined, async () => {
+      const [implicitBefore, boundBefore] = [await checksOf('implicit'), await checksOf('bound')];
+      await unbound();
       const log = weatherLog();
       await withSession(log, () => client().chat.completions.create({ model: 'gpt-test', messages: toOpenAIChat(log.deriveMessages()) }));
-      expect(await checks('implicit')).toBe(implicitBefore);
-      expect(await checks('bound')).toBe(boundBefore + 1);
-    } finally {
-      if (previous === undefined) delete process.env.NOUS_SESSION_INVARIANT_IMPLICIT;
-      else process.env.NOUS_SESSION_INVARIANT_IMPLICIT = previous;
-    }
+      expect(await checksOf('implicit')).toBe(implicitBefore);
+      expect(await checksOf('bound')).toBe(boundBefore + 1);
+    });
   });
 
   it('implicit: true in the config wins over NOUS_SESSION_INVARIANT_IMPLICIT=off', async () => {
-    const config = suite.env.instrumentation.getConfig();
-    const previous = process.env.NOUS_SESSION_INVARIANT_IMPLICIT;
-    process.env.NOUS_SESSION_INVARIANT_IMPLICIT = 'off';
-    suite.env.instrumentation.setConfig({ ...config, implicit: true });
-    try {
-      const implicit = async () =>
-        (await suite.env.otel.points(CHECKS_METRIC))
-          .filter((p) => p.attributes['nous.session.invariant.log'] === 'implicit')
-          .reduce((n, p) => n + p.value, 0);
-      const before = await implicit();
-      await client().chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'anything' }] });
-      expect(await implicit()).toBe(before + 1);
-    } finally {
-      suite.env.instrumentation.setConfig(config);
-      if (previous === undefined) delete process.env.NOUS_SESSION_INVARIANT_IMPLICIT;
-      else process.env.NOUS_SESSION_INVARIANT_IMPLICIT = previous;
-    }
+    await withImplicitSettings('off', true, async () => {
+      const before = await checksOf('implicit');
+      await unbound();
+      expect(await checksOf('implicit')).toBe(before + 1);
+    });
   });
 
   it('mode off in the session skips the check', async () => {
