@@ -6,6 +6,7 @@
 // express.
 
 import { MAX_REQUEST_MESSAGES } from '../invariant/check';
+import { CACHE_MARKER } from '../invariant/message-equality';
 import { describe } from '../log/events';
 import { copyJsonSafe } from '../log/json-safe';
 import type { ContentPart, Message, MessageContent, ToolCall } from '../invariant/messages';
@@ -195,4 +196,4 @@ export function contentFieldsOf(block: Loose): ContentPart {
   return copy as ContentPart;
 }
 
-const NOT_CONTENT = new Set(['cache_control', 'id', 'status', 'annotations', 'logprobs', 'providerOptions', 'providerMetadata']);
+const NOT_CONTENT = new Set([CACHE_MARKER, 'id', 'status', 'annotations', 'logprobs', 'providerOptions', 'providerMetadata']);
