@@ -8,4 +8,7 @@ import { createRequire, register } from 'node:module';
 const require = createRequire(import.meta.url);
 const { esmInclude } = require('./integrations/index.js') as typeof import('./integrations/index.js');
 register('@opentelemetry/instrumentation/hook.mjs', import.meta.url, { data: { include: esmInclude() } });
-require('./register.js');
+const registered = require('./register.js') as typeof import('./register.js');
+
+/** See `shutdown` in register.ts: flushes and stops the telemetry `register` started, bounded in time. */
+export const shutdown: () => Promise<void> = registered.shutdown;

@@ -3,4 +3,14 @@
 // register/start.ts). ESM apps use `--import`, which loads register.mts.
 import { register } from './register/start';
 
-register();
+const registration = register();
+
+/**
+ * Flushes the telemetry of the SDK `register` started and stops it, waiting at
+ * most SHUTDOWN_TIMEOUT_MS (3 s). Await it before `process.exit()`, which
+ * runs no asynchronous work and so would drop what is not yet exported. A
+ * no-op when `register` attached to an SDK the app runs itself.
+ */
+export function shutdown(): Promise<void> {
+  return registration.shutdown();
+}

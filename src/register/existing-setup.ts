@@ -1,6 +1,7 @@
 // What the process already has registered with @opentelemetry/api, found by
 // behaviour rather than by class name (which minification renames).
 
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import {
   ProxyTracer,
   context,
@@ -11,6 +12,7 @@ import {
   type MeterProvider,
   type TracerProvider,
 } from '@opentelemetry/api';
+import { logWarning } from '../telemetry/logger';
 
 /** The global tracer provider, if one that records was registered. */
 export function registeredTracerProvider(): TracerProvider | undefined {
@@ -32,4 +34,18 @@ const PROBE = createContextKey('nous-session-invariant.context-probe');
 /** Whether a context manager is registered: without one, `context.with` does not carry values and a bound session is invisible. */
 export function hasContextManager(): boolean {
   return context.with(context.active().setValue(PROBE, true), () => context.active().getValue(PROBE) === true);
+}
+
+/**
+ * Registers an AsyncLocalStorage context manager (the one NodeSDK installs)
+ * when the app set up providers without one; says why when that fails.
+ */
+export function ensureContextManager(): void {
+  if (hasContextManager()) return;
+  const installed = context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  if (!installed || !hasContextManager()) {
+    logWarning(
+      'no working OpenTelemetry context manager is registered, so withSession cannot bind a session; register one before this package',
+    );
+  }
 }

@@ -8,7 +8,10 @@ import { SessionInvariantInstrumentation } from '../instrumentation/session-inva
 import { describeThrown } from '../result';
 import { logWarning } from '../telemetry/logger';
 import { InvariantConsoleMetricExporter, ViolationConsoleSpanExporter } from './console-exporters';
-import { registeredMeterProvider, registeredTracerProvider } from './existing-setup';
+import { ensureContextManager, registeredMeterProvider, registeredTracerProvider } from './existing-setup';
+import { flushOnExit } from './exit-flush';
+import { withDefaultExportTimeout } from './export-timeout';
+import { resourceDetectorsFor } from './resource-detectors';
 
 /** What `register` set up: the instrumentation, the SDK it started (if any), and how to flush and stop it. */
 export interface Registration {
@@ -16,15 +19,16 @@ export interface Registration {
   /** The SDK this package started, or undefined when it attached to one already registered. */
   sdk: NodeSDK | undefined;
   /**
-   * Flushes and shuts down the SDK this package started, waiting at most 5
-   * seconds, once however often it is called; a no-op when the package attached
-   * to an SDK already registered.
+   * Flushes and shuts down the SDK this package started, waiting at most
+   * SHUTDOWN_TIMEOUT_MS, once however often it is called; a no-op when the
+   * package attached to an SDK already registered.
    */
   shutdown(): Promise<void>;
 }
 
 const REGISTRATION = Symbol.for('nous-session-invariant.registration');
-const SHUTDOWN_TIMEOUT_MS = 5_000;
+/** The longest a flush at exit (or a call to `shutdown`) waits: one export's timeout, and a margin. */
+export const SHUTDOWN_TIMEOUT_MS = 3_000;
 
 type Env = NodeJS.ProcessEnv;
 
@@ -42,60 +46,59 @@ function start(env: Env): Registration {
     // The app (or another distro's register) runs its own SDK: join it rather than start a second.
     if (tracerProvider) instrumentation.setTracerProvider(tracerProvider);
     if (meterProvider) instrumentation.setMeterProvider(meterProvider);
+    // A set-up with only providers (no NodeSDK) may have no context manager: withSession needs one.
+    ensureContextManager();
     return { instrumentation, sdk: undefined, shutdown: async () => {} };
   }
-  const sdk = new NodeSDK({ instrumentations: [instrumentation], ...exportersFor(env) });
-  sdk.start();
-  const registration: Registration = { instrumentation, sdk, shutdown: onceShutdown(sdk) };
-  flushOnExit(registration);
-  return registration;
+  // The SDK builds its exporters in its constructor (metrics) and in start (traces).
+  const sdk = withDefaultExportTimeout(env, () => {
+    const started = new NodeSDK({
+      instrumentations: [instrumentation],
+      resourceDetectors: resourceDetectorsFor(env),
+      ...exportersFor(env),
+    });
+    started.start();
+    return started;
+  });
+  return { instrumentation, sdk, shutdown: flushOnExit(onceShutdown(sdk)) };
 }
 
 /**
- * With an exporter or an OTLP endpoint configured, the SDK reads the standard
- * OTEL_* variables itself. With neither, the embedded console default.
+ * Per signal: when the environment configures an exporter or an OTLP endpoint
+ * for it, the SDK reads the standard OTEL_* variables itself; otherwise the
+ * embedded console default. Per signal, so that configuring traces alone does
+ * not send metrics to an OTLP endpoint nobody runs (the SDK's default).
  */
 function exportersFor(env: Env): Partial<NodeSDKConfiguration> {
-  const configured = [
-    'OTEL_TRACES_EXPORTER',
-    'OTEL_METRICS_EXPORTER',
-    'OTEL_EXPORTER_OTLP_ENDPOINT',
-    'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
-    'OTEL_EXPORTER_OTLP_METRICS_ENDPOINT',
-  ].some((name) => !!env[name]?.trim());
-  if (configured) return {};
-  const interval = Number(env.OTEL_METRIC_EXPORT_INTERVAL);
-  return {
-    spanProcessors: [new SimpleSpanProcessor({ exporter: new ViolationConsoleSpanExporter() })],
-    metricReaders: [
+  const set = (...names: string[]) => names.some((name) => !!env[name]?.trim());
+  const exporters: Partial<NodeSDKConfiguration> = {};
+  if (!set('OTEL_TRACES_EXPORTER', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT')) {
+    exporters.spanProcessors = [new SimpleSpanProcessor({ exporter: new ViolationConsoleSpanExporter() })];
+  }
+  if (!set('OTEL_METRICS_EXPORTER', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_METRICS_ENDPOINT')) {
+    const interval = Number(env.OTEL_METRIC_EXPORT_INTERVAL);
+    exporters.metricReaders = [
       new PeriodicExportingMetricReader({
         exporter: new InvariantConsoleMetricExporter(),
         exportIntervalMillis: Number.isFinite(interval) && interval > 0 ? interval : 60_000,
       }),
-    ],
-  };
+    ];
+  }
+  return exporters;
 }
 
 function onceShutdown(sdk: NodeSDK): () => Promise<void> {
   let done: Promise<void> | undefined;
   return () =>
-    (done ??= Promise.race([sdk.shutdown(), new Promise<void>((resolve) => setTimeout(resolve, SHUTDOWN_TIMEOUT_MS).unref())]).catch(
-      (error: unknown) => logWarning(`telemetry shutdown failed: ${describeThrown(error)}`),
-    ));
-}
-
-/**
- * Flushes the last violations at exit and on SIGTERM/SIGINT. A signal
- * listener cancels Node's default exit, so once flushed the signal is raised
- * again, unless the app listens for it itself (then exiting is the app's call).
- */
-function flushOnExit(registration: Registration): void {
-  process.once('beforeExit', () => void registration.shutdown());
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.once(signal, () => {
-      void registration.shutdown().finally(() => {
-        if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
-      });
-    });
-  }
+    (done ??= new Promise<void>((resolve) => {
+      // Not unref'd: at a signal, the flush must get its time before the signal is raised again.
+      const bound = setTimeout(resolve, SHUTDOWN_TIMEOUT_MS);
+      sdk
+        .shutdown()
+        .catch((error: unknown) => logWarning(`telemetry shutdown failed: ${describeThrown(error)}`))
+        .finally(() => {
+          clearTimeout(bound);
+          resolve();
+        });
+    }));
 }

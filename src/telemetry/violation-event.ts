@@ -60,9 +60,17 @@ export function recordCheck(context: RecordContext): void {
  * `context.captureContent` on. See docs/behaviour.md §6.1 to §6.3.
  */
 export function recordViolation(violation: ViolationDetails, context: RecordContext): void {
+  recordedViolations++;
   const span = context.span ?? trace.getActiveSpan();
   span?.addEvent(VIOLATION_EVENT, violationAttributes(violation, context));
   (context.instruments ?? instrumentsFromGlobal()).violations.add(1, { [ATTR_KIND]: violation.kind, ...requestAttributes(context) });
+}
+
+let recordedViolations = 0;
+
+/** Violations recorded in this process so far; `register` compares it at exit with what a flush covered. */
+export function violationsRecorded(): number {
+  return recordedViolations;
 }
 
 /** Attributes shared by both counters: mode, log kind, agent and provider, when known. */

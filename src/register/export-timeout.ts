@@ -1,0 +1,38 @@
+// How long one OTLP export may take in the SDK `register` starts. The OTLP
+// exporters' own default is 10 s, with retries inside it; their sockets and
+// retry timers hold the event loop, so a collector that is down or silent
+// keeps a finished app alive that long at exit. Register's default is shorter.
+
+/** Register's OTLP export timeout when none is configured, in ms; also the bound on a failing export at exit. */
+export const DEFAULT_EXPORT_TIMEOUT_MS = 2_000;
+
+/**
+ * The default timeout: 2 s, or half the metric export interval when that is
+ * shorter. An export that outlasts the interval overlaps the next one, and a
+ * silent collector would then hold the event loop for ever.
+ */
+export function defaultExportTimeout(env: NodeJS.ProcessEnv): number {
+  const interval = Number(env.OTEL_METRIC_EXPORT_INTERVAL);
+  const half = Number.isFinite(interval) && interval > 0 ? Math.floor(interval / 2) : Infinity;
+  return Math.max(1, Math.min(DEFAULT_EXPORT_TIMEOUT_MS, half));
+}
+
+const TIMEOUT_VARIABLES = ['OTEL_EXPORTER_OTLP_TIMEOUT', 'OTEL_EXPORTER_OTLP_TRACES_TIMEOUT', 'OTEL_EXPORTER_OTLP_METRICS_TIMEOUT'];
+
+/**
+ * Runs `start` (which builds the exporters; they read the environment once, in
+ * their constructors) with OTEL_EXPORTER_OTLP_TIMEOUT defaulted, then puts the
+ * environment back as it was, so the app never sees the variable.
+ */
+export function withDefaultExportTimeout<T>(env: NodeJS.ProcessEnv, start: () => T): T {
+  if (TIMEOUT_VARIABLES.some((name) => env[name]?.trim())) return start();
+  const had = Object.prototype.hasOwnProperty.call(env, 'OTEL_EXPORTER_OTLP_TIMEOUT');
+  const previous = env.OTEL_EXPORTER_OTLP_TIMEOUT;
+  env.OTEL_EXPORTER_OTLP_TIMEOUT = String(defaultExportTimeout(env));
+  try {
+    return start();
+  } finally {
+    if (had) env.OTEL_EXPORTER_OTLP_TIMEOUT = previous;
+    else delete env.OTEL_EXPORTER_OTLP_TIMEOUT;
+  }
+}

@@ -1,0 +1,177 @@
+// What `register` costs and exports around the process's end: bounded exit
+// with a backend that is down or silent, process.exit, the resource it
+// reports, and partial set-ups it attaches to.
+
+import { createServer, type Server, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startFakeProvider, type FakeProvider } from './support/fake-provider';
+import { startOtlpReceiver, type OtlpReceiver } from './support/otlp-receiver';
+import { runNode } from './support/run-node';
+
+const APP = 'test/fixtures/agent-app.cjs';
+let provider: FakeProvider;
+let receiver: OtlpReceiver;
+
+beforeAll(async () => {
+  provider = await startFakeProvider();
+});
+afterAll(async () => {
+  await provider.close();
+});
+beforeEach(async () => {
+  await receiver?.close();
+  receiver = await startOtlpReceiver();
+});
+
+/** A collector that accepts connections and never answers. */
+async function startSilentCollector(): Promise<{ endpoint: string; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('data', () => {});
+    socket.on('error', () => {});
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** A loopback port with nothing listening on it. */
+async function closedPort(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return `http://127.0.0.1:${port}`;
+}
+
+/** Runs the agent with `register` and measures from its last line of work to the process's end. */
+async function timeExit(env: Record<string, string>): Promise<{ afterWorkMs: number; stderr: string; code: number | null }> {
+  let doneAt = 0;
+  const run = await runNode(
+    ['--require', 'nous-session-invariant/register', APP],
+    { FAKE_PROVIDER_URL: provider.openaiBaseURL, ...env },
+    {
+      timeoutMs: 30_000,
+      onStdout: (out) => {
+        if (!doneAt && out.includes('agent done')) doneAt = Date.now();
+      },
+    },
+  );
+  expect(doneAt, run.stderr).toBeGreaterThan(0);
+  return { afterWorkMs: Date.now() - doneAt, stderr: run.stderr, code: run.code };
+}
+
+describe('exit with a failing backend', () => {
+  // Documented bound: an export already under way plus the flush at exit, each
+  // at most the default export timeout (2 s), and process start-up slack.
+  const BOUND_MS = 5_500;
+
+  it('a collector that never answers delays exit by at most the documented bound, even with a 1 s metric interval', async () => {
+    const silent = await startSilentCollector();
+    try {
+      for (const interval of ['1000', '60000']) {
+        const { afterWorkMs, code } = await timeExit({
+          OTEL_EXPORTER_OTLP_ENDPOINT: silent.endpoint,
+          OTEL_METRIC_EXPORT_INTERVAL: interval,
+        });
+        expect(code).toBe(0);
+        expect(afterWorkMs).toBeLessThan(BOUND_MS);
+      }
+    } finally {
+      await silent.close();
+    }
+  });
+
+  it('a closed collector port delays exit by at most the documented bound', async () => {
+    const { afterWorkMs, code } = await timeExit({ OTEL_EXPORTER_OTLP_ENDPOINT: await closedPort(), OTEL_METRIC_EXPORT_INTERVAL: '1000' });
+    expect(code).toBe(0);
+    expect(afterWorkMs).toBeLessThan(BOUND_MS);
+  });
+
+  it('configuring traces alone leaves metrics on the console default rather than an OTLP endpoint nobody runs', async () => {
+    const { afterWorkMs, stderr } = await timeExit({ OTEL_TRACES_EXPORTER: 'none' });
+    expect(stderr).toContain('counter nous.session.invariant.violation');
+    expect(afterWorkMs).toBeLessThan(1_500);
+  });
+});
+
+describe('process.exit', () => {
+  const env = () => ({
+    FAKE_PROVIDER_URL: provider.openaiBaseURL,
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+  });
+
+  it('right after a violation says on stderr that the violation may not have been exported', async () => {
+    const run = await runNode(['--require', 'nous-session-invariant/register', APP], { ...env(), EXIT_NOW: '1' });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(/exited before its telemetry was flushed: 1 violation\(s\)/);
+  });
+
+  it('after awaiting shutdown() from the register entry point exports the violation and says nothing', async () => {
+    const run = await runNode(['--require', 'nous-session-invariant/register', APP], { ...env(), EXIT_AFTER_SHUTDOWN: '1' });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).not.toMatch(/before its telemetry was flushed/);
+    expect(receiver.points('nous.session.invariant.violation')).toHaveLength(1);
+    expect(receiver.events().filter((e) => e.name === 'nous.session.invariant.violation')).toHaveLength(1);
+  });
+});
+
+describe('the resource register reports', () => {
+  const env = (extra: Record<string, string> = {}) => ({
+    FAKE_PROVIDER_URL: provider.openaiBaseURL,
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    ...extra,
+  });
+
+  it('carries no command-line arguments, which may hold a prompt, by default', async () => {
+    const run = await runNode(['--require', 'nous-session-invariant/register', APP, 'ARGV-PROMPT-TEXT: what is the weather?'], env());
+    expect(run.code, run.stderr).toBe(0);
+    const resources = receiver.resourceAttributes();
+    expect(resources.length).toBeGreaterThan(0);
+    for (const attributes of resources) {
+      expect(attributes).not.toHaveProperty('process.command_args');
+      expect(attributes['process.pid']).toEqual(expect.any(Number));
+    }
+    expect(receiver.raw.join('\n')).not.toContain('ARGV-PROMPT-TEXT');
+  });
+
+  it('carries them again when NOUS_SESSION_INVARIANT_RESOURCE_COMMAND_ARGS=true', async () => {
+    const run = await runNode(
+      ['--require', 'nous-session-invariant/register', APP, 'ARGV-PROMPT-TEXT'],
+      env({ NOUS_SESSION_INVARIANT_RESOURCE_COMMAND_ARGS: 'true' }),
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(receiver.resourceAttributes()[0]!['process.command_args']).toContain('ARGV-PROMPT-TEXT');
+  });
+
+  it('follows OTEL_NODE_RESOURCE_DETECTORS', async () => {
+    const run = await runNode(['--require', 'nous-session-invariant/register', APP], env({ OTEL_NODE_RESOURCE_DETECTORS: 'none' }));
+    expect(run.code, run.stderr).toBe(0);
+    expect(receiver.resourceAttributes()[0]).not.toHaveProperty('process.pid');
+  });
+});
+
+describe('attaching to a partial set-up', () => {
+  it('an app that registered only a MeterProvider gets a context manager, so its bound session is checked', async () => {
+    const run = await runNode(['--require', './test/fixtures/meter-only-sdk.cjs', '--require', 'nous-session-invariant/register', APP], {
+      FAKE_PROVIDER_URL: provider.openaiBaseURL,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    const seen = run.stdout.split('\n').filter((line) => line.startsWith('meter-only saw violation'));
+    expect(seen).toHaveLength(1);
+    expect(JSON.parse(seen[0]!.slice('meter-only saw violation '.length))).toMatchObject({
+      'nous.session.invariant.kind': 'extra_message',
+      'nous.session.invariant.log': 'bound',
+      'gen_ai.agent.name': 'cjs-agent',
+    });
+  });
+});
