@@ -115,6 +115,34 @@ describe('Vercel AI SDK: sessionInvariantMiddleware', () => {
     expect(await total(VIOLATION_METRIC, 'missing_message')).toBe(1);
   });
 
+  it('a retry of a failed attempt is one checked request', async () => {
+    const log = userLog('hi');
+    server.failNext(1);
+    await withSession(log, () =>
+      generateText({
+        model: model(sessionInvariantMiddleware({ mode: 'warn' })),
+        messages: [{ role: 'user', content: 'hi' }],
+        maxRetries: 1,
+      }),
+    );
+    expect(await total(CHECKS_METRIC)).toBe(1);
+    expect(await total(VIOLATION_METRIC)).toBe(0);
+  });
+
+  it('the same params object sent again after an answered call is checked again, against the grown log', async () => {
+    const log = userLog('hi');
+    const wrapped = model(sessionInvariantMiddleware({ mode: 'warn' }));
+    const params = { prompt: [{ role: 'user' as const, content: [{ type: 'text' as const, text: 'hi' }] }] };
+    await withSession(log, () => wrapped.doGenerate(params));
+    appendMessage(log, { role: 'assistant', content: 'answer' });
+    appendMessage(log, { role: 'user', content: 'and tomorrow?' });
+    // The app reuses its params object, rebuilt without the reply: a real fault, not a retry.
+    params.prompt = [...params.prompt, { role: 'user', content: [{ type: 'text', text: 'and tomorrow?' }] }];
+    await withSession(log, () => wrapped.doGenerate(params));
+    expect(await total(CHECKS_METRIC)).toBe(2);
+    expect(await total(VIOLATION_METRIC, 'missing_message')).toBe(1);
+  });
+
   it('takes the log from the options when no session is bound', async () => {
     const log = userLog('hi');
     await generateText({ model: model(sessionInvariantMiddleware({ log, mode: 'warn' })), messages: [{ role: 'user', content: 'hi' }] });

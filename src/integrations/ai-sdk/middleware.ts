@@ -7,6 +7,7 @@ import { claimCall, runClaimed } from '../../request-path/call-scope';
 import type { CallOptions } from '../../request-path/model-request';
 import { contained } from '../../telemetry/internal-error';
 import { fromAiSdkPrompt } from './adapter';
+import { FailedAttempts, boundLog } from './failed-attempts';
 import { aiSdkModelRequest } from './model-request';
 
 /** Settings for the calls this middleware checks; each wins over the bound session's, the instrumentation's and the environment's. */
@@ -38,30 +39,51 @@ const SEAM = { name: 'AI SDK middleware', mayThrow: true };
  * generated reply enters the implicit conversation as the model sent it.
  */
 export function sessionInvariantMiddleware(options: SessionInvariantMiddlewareOptions = {}): SessionInvariantMiddleware {
-  // The AI SDK calls the wrapped model again with the same params for a retry: one logical request.
+  // Where each attempt's reply goes, by its params object (transformParams hands the same object to wrapGenerate).
   const checked = new WeakMap<object, PendingReply | undefined>();
+  const failed = new FailedAttempts();
+  const promptOf = (params: unknown) => (params as { prompt?: unknown }).prompt;
+  const isParams = (params: unknown): params is object => typeof params === 'object' && params !== null;
+  /**
+   * Runs one attempt. Once it is over its params are forgotten, so the same
+   * object sent again is a new request; a failure is remembered (with the log
+   * it was checked against) for the retry that may follow.
+   */
+  async function attempt<R>(params: unknown, run: () => PromiseLike<R>, answered?: (result: R, pending: PendingReply) => void): Promise<R> {
+    const pending = isParams(params) ? checked.get(params) : undefined;
+    try {
+      const result = await runClaimed(run);
+      if (pending && answered) contained(SEAM.name, () => answered(result, pending), undefined);
+      return result;
+    } catch (error) {
+      if (isParams(params) && checked.has(params))
+        contained(SEAM.name, () => failed.record(promptOf(params), boundLog(), pending), undefined);
+      throw error;
+    } finally {
+      if (isParams(params)) checked.delete(params);
+    }
+  }
   return {
     specificationVersion: 'v3',
     async transformParams({ params, model }) {
-      if (typeof params === 'object' && params !== null && !checked.has(params)) {
-        const { provider, modelId } = (model ?? {}) as { provider?: unknown; modelId?: unknown };
-        claimCall();
-        checked.set(
-          params,
-          checkModelRequest(aiSdkModelRequest((params as { prompt?: unknown }).prompt, provider, modelId), options, SEAM),
-        );
+      if (!isParams(params) || checked.has(params)) return params;
+      const retry = contained(SEAM.name, () => failed.takeRetry(promptOf(params)), undefined);
+      if (retry) {
+        // The AI SDK's retry of a failed attempt: the same logical request, checked once.
+        checked.set(params, retry.pending);
+        return params;
       }
+      const { provider, modelId } = (model ?? {}) as { provider?: unknown; modelId?: unknown };
+      claimCall();
+      checked.set(params, checkModelRequest(aiSdkModelRequest(promptOf(params), provider, modelId), options, SEAM));
       return params;
     },
     async wrapGenerate({ doGenerate, params }) {
-      const result = await runClaimed(doGenerate);
-      const pending = typeof params === 'object' && params !== null ? checked.get(params) : undefined;
-      if (pending) contained(SEAM.name, () => pending.reply(replyOf(result)), undefined);
-      return result;
+      return attempt(params, doGenerate, (result, pending) => pending.reply(replyOf(result)));
     },
-    async wrapStream({ doStream }) {
+    async wrapStream({ doStream, params }) {
       // A streamed reply is not read here (that would mean teeing the caller's stream): the next request supplies it.
-      return runClaimed(doStream);
+      return attempt(params, doStream);
     },
   };
 }
