@@ -67,6 +67,7 @@ export function sessionInvariantMiddleware(options: SessionInvariantMiddlewareOp
     specificationVersion: 'v3',
     async transformParams({ params, model }) {
       if (!isParams(params) || checked.has(params)) return params;
+      claimCall();
       const retry = contained(SEAM.name, () => failed.takeRetry(promptOf(params)), undefined);
       if (retry) {
         // The AI SDK's retry of a failed attempt: the same logical request, checked once.
@@ -74,7 +75,6 @@ export function sessionInvariantMiddleware(options: SessionInvariantMiddlewareOp
         return params;
       }
       const { provider, modelId } = (model ?? {}) as { provider?: unknown; modelId?: unknown };
-      claimCall();
       checked.set(params, checkModelRequest(aiSdkModelRequest(promptOf(params), provider, modelId), options, SEAM));
       return params;
     },
