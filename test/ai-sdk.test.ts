@@ -6,7 +6,8 @@ import { CHECKS_METRIC } from '../src/telemetry/semconv';
 import { SessionInvariantViolation, SessionLog, VIOLATION_METRIC, appendMessage, messagesMatch, withSession } from '../src/index';
 import { fromAiSdkPrompt, toAiSdkPrompt } from '../src/adapters';
 import { recordAiSdkSteps, sessionInvariantMiddleware } from '../src/ai-sdk';
-import { subscribeAiSdkTelemetry } from '../src/integrations/ai-sdk/telemetry-channel';
+import { AI_SDK_TELEMETRY_CHANNEL, subscribeAiSdkTelemetry } from '../src/integrations/ai-sdk/telemetry-channel';
+import diagnosticsChannel from 'node:diagnostics_channel';
 import { providerTranscriptArb, withoutUserNames } from './support/arbitraries';
 import { startFakeProvider, type FakeProvider } from './support/fake-provider';
 import { registerOtel, type OtelHarness } from './support/otel';
@@ -152,6 +153,33 @@ describe('Vercel AI SDK: sessionInvariantMiddleware', () => {
 });
 
 describe("Vercel AI SDK: the 'ai:telemetry' diagnostics channel (zero code)", () => {
+  it('malformed and hostile channel messages never throw, hang or crash: a list claiming 2**32 - 1 messages is reported unread', async () => {
+    const unsubscribe = subscribeAiSdkTelemetry();
+    try {
+      const channel = diagnosticsChannel.tracingChannel(AI_SDK_TELEMETRY_CHANNEL);
+      const sparse: unknown[] = [];
+      sparse.length = 2 ** 32 - 1;
+      const throwingType = Object.defineProperty({}, 'type', {
+        get: () => {
+          throw Object.create(null);
+        },
+      });
+      const started = Date.now();
+      for (const message of [
+        { type: 'languageModelCall', event: { provider: 'openai.chat', modelId: 'gpt-test', messages: sparse } },
+        { type: 'languageModelCall', event: { messages: [{ role: 'user', content: 'hi' }], instructions: sparse } },
+        throwingType,
+        { type: 'languageModelCall', event: null },
+      ]) {
+        await expect(channel.tracePromise(async () => 'ok', message as object)).resolves.toBe('ok');
+      }
+      expect(Date.now() - started).toBeLessThan(2_000);
+      expect(await total(VIOLATION_METRIC, 'invalid_request')).toBe(2);
+    } finally {
+      unsubscribe();
+    }
+  });
+
   it('records a violation with nothing but the subscriber, and never throws into the call', async () => {
     const unsubscribe = subscribeAiSdkTelemetry();
     try {

@@ -8,7 +8,9 @@ import {
   EVENT_TYPES,
   InvalidEventError,
   SessionLog,
+  appendMessage,
   check,
+  setLogger,
   type EventData,
   type EventType,
   type Message,
@@ -171,6 +173,59 @@ describe('the log holds its own copies: nothing changes it from outside', () => 
     const restored = SessionLog.fromEvents(JSON.parse(JSON.stringify(log)) as SessionEvent[]);
     expect(check(restored, log.deriveMessages())).toEqual({ ok: true });
     expect(check(log, restored.deriveMessages())).toEqual({ ok: true });
+  });
+});
+
+describe('Dates, sparse arrays and throwing getters elsewhere', () => {
+  it('a message with a Date in its content, re-sent as it was appended, passes (the log keeps its ISO string)', () => {
+    const message: Message = { role: 'user', content: [{ type: 'event', at: new Date(5) }] as unknown as Message['content'] };
+    const log = new SessionLog();
+    expect(appendMessage(log, message).ok).toBe(true);
+    expect(check(log, [message])).toEqual({ ok: true });
+    expect(check(log, [{ ...message, content: [{ type: 'event', at: new Date(6) }] as unknown as Message['content'] }])).toMatchObject({
+      ok: false,
+    });
+  });
+
+  it('appendMessage refuses a message whose createdAt getter throws, and the log is unchanged', () => {
+    const log = new SessionLog();
+    const message = Object.defineProperty({ role: 'user', content: 'hi' }, 'createdAt', {
+      get: () => {
+        throw Object.create(null);
+      },
+    }) as Message;
+    const result = appendMessage(log, message);
+    expect(result.ok).toBe(false);
+    expect(log.count).toBe(0);
+  });
+
+  it('SessionLog.seed refuses an array claiming 2**32 - 1 slots at once, and skips holes and unreadable entries with one warning', () => {
+    const sparse: Message[] = [];
+    sparse.length = 2 ** 32 - 1;
+    const started = Date.now();
+    expect(() => SessionLog.seed(sparse)).toThrow(RangeError);
+    expect(() => SessionLog.seed('nope' as unknown as Message[])).toThrow(TypeError);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    const holes: Message[] = [{ role: 'user', content: 'a' }];
+    holes[3] = { role: 'assistant', content: 'b' };
+    Object.defineProperty(holes, 2, {
+      get: () => {
+        throw new Error('unreadable');
+      },
+    });
+    const warnings: string[] = [];
+    setLogger({ warn: (message) => warnings.push(message) });
+    try {
+      expect(
+        SessionLog.seed(holes)
+          .deriveMessages()
+          .map((m) => m.content),
+      ).toEqual(['a', 'b']);
+    } finally {
+      setLogger(null);
+    }
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/skipped 2 message/);
   });
 });
 

@@ -5,7 +5,7 @@
 // reports. Building (`to...`) throws a TypeError for a message it cannot
 // express.
 
-import { MAX_REQUEST_MESSAGES } from '../invariant/check';
+import { MAX_REQUEST_MESSAGES } from '../invariant/messages';
 import { CACHE_MARKER } from '../invariant/message-equality';
 import { describe } from '../log/events';
 import { copyJsonSafe } from '../log/json-safe';

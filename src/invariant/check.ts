@@ -10,16 +10,11 @@ import { describeThrown } from '../result';
 import { classify } from './classify';
 import { fingerprintOf } from './fingerprint';
 import { fieldsDiffering, messagesMatch } from './message-equality';
-import type { Message } from './messages';
+import { MAX_REQUEST_MESSAGES, type Message } from './messages';
 import { sketch } from './sketch';
 import type { CheckResult, ViolationDetails } from './violation';
 
-/**
- * The longest request `check` reads. Provider APIs accept far fewer
- * messages; a longer array (a sparse `length = 2**32 - 1`, say) is reported
- * as `invalid_request` instead of being walked.
- */
-export const MAX_REQUEST_MESSAGES = 1_000_000;
+export { MAX_REQUEST_MESSAGES };
 
 const PASS: CheckResult = Object.freeze({ ok: true });
 

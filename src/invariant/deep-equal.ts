@@ -1,6 +1,7 @@
 // Structural equality for JSON-like values, key order ignored. Allocation-free
 // so the passing path of the check stays cheap; a key holding `undefined`
-// counts as absent, as it does once the value goes through JSON.
+// counts as absent and a Date equals its ISO string, as each is once the
+// value goes through JSON (and the log stores what JSON would).
 
 const hasOwn = Object.prototype.hasOwnProperty;
 
@@ -12,13 +13,24 @@ const hasOwn = Object.prototype.hasOwnProperty;
  */
 export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
+  if (typeof a === 'object' && a instanceof Date) return dateMatches(a, b);
+  if (typeof b === 'object' && b instanceof Date) return dateMatches(b, a);
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
   const aIsArray = Array.isArray(a);
   if (aIsArray !== Array.isArray(b)) return false;
   if (aIsArray) return arraysEqual(a as unknown[], b as unknown[]);
-  const aIsDate = a instanceof Date;
-  if (aIsDate || b instanceof Date) return aIsDate && b instanceof Date && a.getTime() === b.getTime();
   return objectsEqual(a as Record<string, unknown>, b as Record<string, unknown>);
+}
+
+/** What JSON makes of a Date: its ISO 8601 string, or null for an invalid one. */
+export function jsonOfDate(date: Date): string | null {
+  const ms = date.getTime();
+  return Number.isNaN(ms) ? null : new Date(ms).toISOString();
+}
+
+function dateMatches(date: Date, other: unknown): boolean {
+  const json = jsonOfDate(date);
+  return other instanceof Date ? json === jsonOfDate(other) : json === other;
 }
 
 function arraysEqual(a: unknown[], b: unknown[]): boolean {

@@ -3,6 +3,7 @@
 // after a mismatch, to pair the messages it cannot line up; the implicit
 // conversation log keeps fingerprints instead of message text.
 
+import { jsonOfDate } from './deep-equal';
 import { CACHE_MARKER, NO_ARGUMENTS, isEmptyContent, parseJson, singleText } from './message-equality';
 
 /** A message's fingerprint: an integer in [0, 2**53). */
@@ -62,7 +63,6 @@ const T_TRUE = 0x04;
 const T_FALSE = 0x05;
 const T_ARRAY = 0x06;
 const T_OBJECT = 0x07;
-const T_DATE = 0x08;
 const T_OTHER = 0x09;
 const T_CYCLE = 0x0a;
 const T_TOO_LONG = 0x0b;
@@ -151,7 +151,11 @@ function hashValue(value: unknown, walk: Walk): number {
       return tagged(T_OTHER, hashString(typeof value, T_STRING));
   }
   if (value === null) return T_NULL;
-  if (value instanceof Date) return tagged(T_DATE, numberBits(value.getTime()));
+  if (value instanceof Date) {
+    // Hashed as the string JSON makes of it, which is what the log stores (deepEqual agrees).
+    const json = jsonOfDate(value);
+    return json === null ? T_NULL : hashString(json, T_STRING);
+  }
   if (walk.path.includes(value)) return T_CYCLE;
   if (walk.memo === undefined && ++walk.nodes > NODES_BEFORE_MEMO) walk.memo = new Map();
   const known = walk.memo?.get(value);

@@ -91,3 +91,10 @@ export interface Message {
 export function isRole(value: unknown): value is Role {
   return value === 'system' || value === 'user' || value === 'assistant' || value === 'tool';
 }
+
+/**
+ * The longest request `check` reads. Provider APIs accept far fewer
+ * messages; a longer array (a sparse `length = 2**32 - 1`, say) is reported
+ * as `invalid_request` instead of being walked.
+ */
+export const MAX_REQUEST_MESSAGES = 1_000_000;

@@ -23,13 +23,20 @@ export function appendMessage(log: SessionLog, message: Message): AppendResult {
   return appendAs(log, message, true);
 }
 
+/** `appendMessage` storing the message exactly as given: a tool result without a name stays unnamed. */
+export function appendMessageExactly(log: SessionLog, message: Message): AppendResult {
+  return appendAs(log, message, false);
+}
+
 function appendAs(log: SessionLog, message: Message, nameToolResults: boolean): AppendResult {
   let role: unknown;
   let data: EventData;
+  let createdAt: Date | undefined;
   try {
     role = (message as { role?: unknown } | null)?.role;
     if (!isRole(role)) return refusal(new InvalidEventError('invalid_data', `unknown role ${describe(role)}`));
     data = eventDataOf(message);
+    createdAt = message.createdAt;
   } catch (error) {
     return refusal(new InvalidEventError('invalid_data', `the message cannot be read: ${describeThrown(error)}`));
   }
@@ -37,18 +44,16 @@ function appendAs(log: SessionLog, message: Message, nameToolResults: boolean): 
     const name = nameOfCall(log._foldMessages(), data.toolCallId);
     if (typeof name === 'string') data.name = name;
   }
-  return log.append(EVENT_TYPE_OF_ROLE[role], data, message.createdAt);
+  return log.append(EVENT_TYPE_OF_ROLE[role], data, createdAt);
 }
 
 /**
- * `appendMessage`, for the package's own writers (seeding, the framework
- * recorders): a refused message is never dropped silently, it is reported
- * with a warning naming `where`. Returns whether it was appended. `exact`
- * stores the message as given, unnamed tool results included (seeding
- * reproduces its input exactly).
+ * `appendMessage`, for the package's own writers (the framework recorders): a
+ * refused message is never dropped silently, it is reported with a warning
+ * naming `where`. Returns whether it was appended.
  */
-export function appendOrWarn(log: SessionLog, message: Message, where: string, options: { exact?: boolean } = {}): boolean {
-  const appended = appendAs(log, message, options.exact !== true);
+export function appendOrWarn(log: SessionLog, message: Message, where: string): boolean {
+  const appended = appendAs(log, message, true);
   if (!appended.ok) logWarning(`${where}: a message was not appended to the log: ${appended.error.message}`);
   return appended.ok;
 }

@@ -2,6 +2,7 @@
 // unchanged is admitted, so `fromEvents(JSON.parse(JSON.stringify(log)))`
 // folds exactly like the log it came from.
 
+import { jsonOfDate } from '../invariant/deep-equal';
 import { refusal } from '../result';
 import { InvalidEventError, type Validated } from './events';
 
@@ -85,10 +86,10 @@ function copyValue(value: unknown, path: string, state: CopyState): Copied {
   }
   const obj = value as object;
   if (obj instanceof Date) {
-    const ms = obj.getTime();
-    if (Number.isNaN(ms)) throw new Refused('unserializable', path, `${path} is an invalid Date, which cannot be serialized`);
+    const iso = jsonOfDate(obj);
+    if (iso === null) throw new Refused('unserializable', path, `${path} is an invalid Date, which cannot be serialized`);
     spend(state, 1, path);
-    return { value: new Date(ms).toISOString(), size: 1 };
+    return { value: iso, size: 1 };
   }
   const known = state.copies.get(obj);
   if (known !== undefined) {

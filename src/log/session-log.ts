@@ -1,6 +1,6 @@
 // The append-only session log and its memoized fold.
 
-import type { Message } from '../invariant/messages';
+import { MAX_REQUEST_MESSAGES, type Message } from '../invariant/messages';
 import { describeThrown, refusal, type Outcome } from '../result';
 import {
   InvalidEventError,
@@ -13,7 +13,8 @@ import {
   type EventType,
   type SessionEvent,
 } from './events';
-import { appendOrWarn } from './append-message';
+import { appendMessageExactly } from './append-message';
+import { logWarning } from '../telemetry/logger';
 import { projectEvent, visibleSurface } from './fold';
 import { defineTimeField } from './frozen-time';
 
@@ -95,12 +96,34 @@ export class SessionLog {
 
   /**
    * A log with one surface event per message, in order, each timed by the
-   * message's `createdAt`; its fold deep-equals `messages`. A message that
-   * cannot be appended (an unknown role, say) is skipped with a warning.
+   * message's `createdAt`; its fold deep-equals `messages`. Messages that
+   * cannot be appended (an unknown role, a hole in a sparse array, a value
+   * that throws when read) are skipped, with one warning that counts them.
+   * Throws a TypeError for something that is not a readable array, and a
+   * RangeError for one longer than MAX_REQUEST_MESSAGES (a sparse
+   * `length = 2**32 - 1` is refused, not walked).
    */
   static seed(messages: readonly Message[]): SessionLog {
+    let length: number;
+    try {
+      if (!Array.isArray(messages)) throw new TypeError('not an array');
+      length = messages.length;
+    } catch {
+      throw new TypeError(`SessionLog.seed expects an array of messages, got ${describe(messages)}`);
+    }
+    if (length > MAX_REQUEST_MESSAGES) {
+      throw new RangeError(`SessionLog.seed reads at most ${MAX_REQUEST_MESSAGES} messages; the array has length ${length}`);
+    }
     const log = new SessionLog();
-    messages.forEach((message, i) => seedMessage(log, message, i));
+    let skipped = 0;
+    let first: string | undefined;
+    for (let index = 0; index < length; index++) {
+      const appended = seedMessage(log, messages, index);
+      if (appended.ok) continue;
+      skipped++;
+      first ??= `message ${index}: ${appended.error.message}`;
+    }
+    if (skipped > 0) logWarning(`SessionLog.seed skipped ${skipped} message(s) it could not append (first: ${first})`);
     return log;
   }
 
@@ -241,6 +264,13 @@ export class SessionLog {
   }
 }
 
-function seedMessage(log: SessionLog, message: Message, index: number): void {
-  appendOrWarn(log, message, `seed (message ${index})`, { exact: true });
+function seedMessage(log: SessionLog, messages: readonly Message[], index: number): AppendResult {
+  let message: Message;
+  try {
+    message = messages[index]!;
+  } catch (error) {
+    return refusal(new InvalidEventError('invalid_data', `the message cannot be read: ${describeThrown(error)}`));
+  }
+  // Exactly as given: seeding reproduces its input, unnamed tool results included.
+  return appendMessageExactly(log, message);
 }

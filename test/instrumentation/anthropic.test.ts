@@ -57,6 +57,18 @@ describe('anthropic messages', () => {
     expect(await violationCount('missing_message')).toBeGreaterThanOrEqual(1);
   });
 
+  it('does not alter the request: a tool_result block (which carries no name) reaches the server as built, bound or not', async () => {
+    const log = toolLog();
+    const params = { model: 'claude-test', max_tokens: 64, ...toAnthropic(log.deriveMessages()) };
+    const sent = JSON.parse(JSON.stringify(params)) as unknown;
+    await withSession(log, () => client().messages.create(params));
+    expect(suite.server.received.at(-1)!.body).toEqual(sent);
+    await client().messages.create(params); // the implicit conversation log names tool results too
+    expect(suite.server.received.at(-1)!.body).toEqual(sent);
+    expect(JSON.stringify(suite.server.received.at(-1)!.body)).not.toContain('"name":"get_weather","content"');
+    expect(params).toEqual(sent);
+  });
+
   it('stream() still works and is checked', async () => {
     const log = toolLog();
     const before = await violationCount('extra_message');

@@ -289,6 +289,18 @@ describe('openai responses', () => {
     expect((await violationPoints()).reduce((n, p) => n + p.value, 0)).toBe(before);
   });
 
+  it('does not alter the request: function_call_output and item_reference items reach the server as built', async () => {
+    const input = [
+      { role: 'user' as const, content: 'Umbrella in Lisbon?' },
+      { type: 'item_reference' as const, id: 'fc_1' },
+      { type: 'function_call_output' as const, call_id: 'call_1', output: '{"rain":true}' },
+    ];
+    const sent = JSON.parse(JSON.stringify(input)) as unknown;
+    await client().responses.create({ model: 'gpt-test', input });
+    expect(suite.server.received.at(-1)!.body).toEqual({ model: 'gpt-test', input: sent });
+    expect(input).toEqual(sent);
+  });
+
   it('an invented input item is extra_message', async () => {
     const log = weatherLog();
     await inUserSpan(() =>

@@ -12,6 +12,7 @@ import { callScopeStorage, type CallScope } from '../../request-path/call-scope'
 import { checkModelRequest } from '../../request-path/check-request';
 import { frameworkRunStorage, type RunKey } from '../../request-path/run';
 import { contained } from '../../telemetry/internal-error';
+import { isWalkable } from '../../adapters/canonical';
 import { replyOf } from './middleware';
 import { aiSdkModelRequest } from './model-request';
 
@@ -75,14 +76,17 @@ function settle(message: ChannelMessage): void {
   if (typeof event !== 'object' || event === null || !Array.isArray(event.messages)) return;
   if (checkedSteps.has(event.messages)) return;
   checkedSteps.add(event.messages);
-  const prompt = [...instructionsAsMessages(event.instructions), ...(event.messages as unknown[])];
+  // A list too long to walk (a sparse `length = 2**32 - 1`) is handed on unread, for the check to report.
+  const instructions = instructionsAsMessages(event.instructions);
+  const unwalkable = [instructions, event.messages].find((list) => !isWalkable(list));
+  const prompt = unwalkable ?? [...instructions, ...(event.messages as unknown[])];
   const pending = checkModelRequest(aiSdkModelRequest(prompt, event.provider, event.modelId), {}, SEAM);
   pending?.reply(replyOf(message.result));
 }
 
 function instructionsAsMessages(instructions: unknown): unknown[] {
   if (typeof instructions === 'string') return instructions === '' ? [] : [{ role: 'system', content: instructions }];
-  if (Array.isArray(instructions)) return instructions as unknown[];
+  if (Array.isArray(instructions)) return instructions as unknown[]; // unwalkable ones are refused by the caller
   if (instructions && typeof instructions === 'object') return [instructions];
   return [];
 }

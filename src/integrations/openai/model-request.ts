@@ -1,7 +1,7 @@
 // Which OpenAI SDK requests are model requests, and their messages in canonical form.
 
 import { isObject } from '../../adapters/canonical';
-import { MAX_REQUEST_MESSAGES } from '../../invariant/check';
+import { MAX_REQUEST_MESSAGES } from '../../invariant/messages';
 import type { ModelRequest } from '../../request-path/model-request';
 import { modelOf, postBody, type RequestOptions } from '../sdk-client/request-options';
 import { fromOpenAIChat } from './chat-adapter';

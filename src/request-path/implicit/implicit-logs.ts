@@ -6,7 +6,7 @@
 // continuation by the longest known branch; rejoin = violation; the lost
 // reply within a run; otherwise a new branch.
 
-import { MAX_REQUEST_MESSAGES } from '../../invariant/check';
+import { MAX_REQUEST_MESSAGES } from '../../invariant/messages';
 import { classify } from '../../invariant/classify';
 import { SYSTEM_FINGERPRINT, fingerprintOf, type Fingerprint } from '../../invariant/fingerprint';
 import type { Message } from '../../invariant/messages';
