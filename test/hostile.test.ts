@@ -311,6 +311,45 @@ describe('every input surface, with hostile values (properties)', () => {
     );
   });
 
+  it('appendMessage: never throws, bounded, input untouched; a refusal leaves the log as it was', () => {
+    fc.assert(
+      fc.property(
+        hostileMessage,
+        build((message) => {
+          const log = exampleLog();
+          const [count, before] = [log.count, snapshot(message)];
+          const result = withinBound(() => appendMessage(log, message as Message));
+          expect(log.count).toBe(result.ok ? count + 1 : count);
+          expect(snapshot(message)).toEqual(before);
+        }),
+      ),
+      RUNS,
+    );
+  });
+
+  it('SessionLog.seed: throws only a TypeError or RangeError, bounded, input untouched', () => {
+    setLogger({ warn: () => {} });
+    try {
+      fc.assert(
+        fc.property(
+          hostileList,
+          build((messages) => {
+            const before = snapshot(messages);
+            try {
+              withinBound(() => SessionLog.seed(messages as Message[]));
+            } catch (error) {
+              expect(error instanceof TypeError || error instanceof RangeError).toBe(true);
+            }
+            expect(snapshot(messages)).toEqual(before);
+          }),
+        ),
+        RUNS,
+      );
+    } finally {
+      setLogger(null);
+    }
+  });
+
   const readers: Array<[string, (input: unknown, extra: unknown) => unknown]> = [
     ['fromOpenAIChat', (input) => fromOpenAIChat(input as unknown[])],
     ['fromOpenAIResponses', (input, extra) => fromOpenAIResponses({ input, instructions: extra })],
