@@ -373,18 +373,32 @@ function visibleSketch(message: unknown, captureContent: boolean): MessageSketch
 
 const interned = new Map<string, MessageSketch>();
 
-/** A sketch to keep: no text (unless content capture is on), and one shared object per distinct shape. */
+/**
+ * A sketch to keep: no text (unless content capture is on), and one shared
+ * object per distinct shape. Built field by field when content is not kept:
+ * a branch keeps a sketch of every message, and the preview would only be
+ * computed to be dropped.
+ */
 function storedSketch(message: unknown, captureContent: boolean): MessageSketch {
-  const s = visibleSketch(message, captureContent);
-  if (!('preview' in s) || s.preview !== null) return s;
-  const key = `${s.role}\u0000${s.toolCalls}\u0000${s.toolCallId}\u0000${s.name}`;
+  if (captureContent) return sketch(message);
+  const m = typeof message === 'object' && message !== null ? (message as Record<string, unknown>) : {};
+  const role = typeof m.role === 'string' ? m.role : 'invalid';
+  if (role === 'system') return SYSTEM_SKETCH;
+  const toolCalls = Array.isArray(m.toolCalls) ? m.toolCalls.length : 0;
+  const toolCallId = typeof m.toolCallId === 'string' ? m.toolCallId : null;
+  const name = typeof m.name === 'string' ? m.name : null;
+  // A tool call id is unique: its sketch is shared by nothing, so it is not worth a table entry.
+  if (toolCallId !== null) return { role, preview: null, toolCalls, toolCallId, name };
+  const key = `${role}\u0000${toolCalls}\u0000${name}`;
   let shared = interned.get(key);
   if (shared === undefined) {
     if (interned.size > 10_000) interned.clear();
-    interned.set(key, (shared = Object.freeze(s)));
+    interned.set(key, (shared = Object.freeze({ role, preview: null, toolCalls, toolCallId, name })));
   }
   return shared;
 }
+
+const SYSTEM_SKETCH: MessageSketch = Object.freeze({ role: 'system' });
 
 function invalid(reason: string): ViolationDetails {
   return { kind: 'invalid_request', reason };
