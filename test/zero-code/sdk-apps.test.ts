@@ -3,10 +3,12 @@
 // a correct loop stays silent, each history bug is reported once, with its
 // kind, against the implicit conversation.
 
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeProvider, type FakeProvider } from '../support/fake-provider';
 import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver';
-import { runNode } from '../support/run-node';
+import { PACKAGE_ROOT, runNode } from '../support/run-node';
 
 let provider: FakeProvider;
 const receivers: OtlpReceiver[] = [];
@@ -127,5 +129,22 @@ describe('OpenAI Agents SDK, zero code', () => {
 
   it.concurrent.each(FAULTS.filter(([fault]) => fault !== 'drop-last-reply'))('%s is reported once as %s', async (fault, kind) => {
     expect((await runApp('openai-agents.cjs', { FAULT: fault })).kinds).toEqual([fault === 'reorder' ? 'missing_message' : kind]);
+  });
+});
+
+describe.each(['chat', 'react', 'create-agent'])('LangChain.js on ChatOpenAI, zero code (%s)', (agent) => {
+  it.concurrent('has its fixture installed (.ci/run does npm ci there)', () => {
+    expect(existsSync(join(PACKAGE_ROOT, 'test/fixtures/langchain/node_modules/@langchain/openai/package.json'))).toBe(true);
+  });
+
+  it.concurrent('a correct tool loop stays silent, every request checked against the implicit log', async () => {
+    const result = await runApp('langchain.cjs', { AGENT: agent });
+    expect(result.kinds).toEqual([]);
+    expect(result.checks).toBe(10);
+    expect(result.logs).toEqual(['implicit']);
+  });
+
+  it.concurrent.each(FAULTS)('%s is reported once as %s', async (fault, kind) => {
+    expect((await runApp('langchain.cjs', { AGENT: agent, FAULT: fault })).kinds).toEqual([kind]);
   });
 });
