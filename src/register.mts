@@ -8,6 +8,8 @@ import { createRequire, register } from 'node:module';
 const require = createRequire(import.meta.url);
 const { esmInclude } = require('./integrations/index.js') as typeof import('./integrations/index.js');
 register('@opentelemetry/instrumentation/hook.mjs', import.meta.url, { data: { include: esmInclude() } });
+// The registration below then knows the ESM hook is in place (see register/esm-entry.ts).
+(globalThis as Record<symbol, unknown>)[Symbol.for('nous-session-invariant.esm-hook')] = true;
 const registered = require('./register.js') as typeof import('./register.js');
 
 /** See `shutdown` in register.ts: flushes and stops the telemetry `register` started, bounded in time. */

@@ -1,9 +1,11 @@
 // `node --require nous-session-invariant/register app.js`: enables the
 // instrumentation and makes sure its telemetry goes somewhere (see
 // register/start.ts). ESM apps use `--import`, which loads register.mts.
+import { warnIfEsmAppWithoutHook } from './register/esm-entry';
 import { register } from './register/start';
 
 const registration = register();
+warnIfEsmAppWithoutHook();
 
 /**
  * Flushes the telemetry of the SDK `register` started and stops it, waiting at

@@ -122,6 +122,21 @@ describe('register lifecycle', () => {
     expect(receiver.events().some((e) => e.name === 'nous.session.invariant.violation')).toBe(true);
   });
 
+  it('an ES module app started with --require alone is told, once, to use --import; with --import it is not', async () => {
+    const hint = /is an ES module, and modules it imports are not patched by --require/g;
+    const required = await runNode(['--require', 'nous-session-invariant/register', 'test/fixtures/agent-app.mjs'], otlpEnv());
+    expect(required.stderr.match(hint)).toHaveLength(1);
+    for (const args of [
+      ['--import', 'nous-session-invariant/register', 'test/fixtures/agent-app.mjs'],
+      ['--require', 'nous-session-invariant/register', '--import', 'nous-session-invariant/register', 'test/fixtures/agent-app.mjs'],
+      ['--require', 'nous-session-invariant/register', 'test/fixtures/agent-app.cjs'],
+    ]) {
+      const run = await runNode(args, otlpEnv());
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).not.toMatch(hint);
+    }
+  });
+
   it('attaches to an SDK the app already registered instead of starting a second', async () => {
     const run = await runNode(
       ['--require', './test/fixtures/user-sdk.cjs', '--require', 'nous-session-invariant/register', 'test/fixtures/agent-app.cjs'],
