@@ -8,6 +8,9 @@
 
 import { trace } from '@opentelemetry/api';
 import { check, type Message } from '../src/index';
+import { toOpenAIChat } from '../src/adapters';
+import { fromOpenAIChatReusing } from '../src/integrations/openai/chat-adapter';
+import { openAIBodyRequest } from '../src/integrations/openai/model-request';
 import type { CheckReaction } from '../src/invariant/verify';
 import type { ViolationDetails } from '../src/invariant/violation';
 import { ImplicitLogs } from '../src/request-path/implicit/implicit-logs';
@@ -34,6 +37,9 @@ const reaction: CheckReaction = {
 };
 const newLogs = () => new ImplicitLogs({ maxConversations: 1_000, idleTimeoutMs: 3_600_000 }, () => instruments);
 const send = (logs: ImplicitLogs, messages: readonly Message[]) => logs.check({ provider: 'bench', model: 'm', messages }, reaction);
+/** A request as the openai SDK hook reads it: the app's Chat Completions messages, read (reusing what it read before), then tracked. */
+const sendRaw = (logs: ImplicitLogs, raw: readonly unknown[]) =>
+  logs.check(openAIBodyRequest('/v1/chat/completions', { model: 'm', messages: raw }, fromOpenAIChatReusing)!, reaction);
 const copy = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 
@@ -57,6 +63,8 @@ interface State {
   logs: ImplicitLogs;
   request: Message[];
   reply: Message;
+  /** The request as the app hands it to the openai SDK (Chat Completions messages). */
+  raw?: unknown[];
 }
 
 /**
@@ -96,9 +104,11 @@ function paired(
   return { baseNs: median(base), subjectNs: median(subj), ratio: median(subj.map((s, i) => s / base[i]!)) };
 }
 
-const stringify = (s: State) => JSON.stringify(s.request);
+const stringify = (s: State) => JSON.stringify(s.raw ?? s.request);
 // Timed: one request checked against the conversation it continues, and the model's one-message reply handed back.
 const track = (s: State) => send(s.logs, s.request).pending?.reply([s.reply]);
+// Timed: the same, from the app's Chat Completions messages, as the openai SDK hook reads them.
+const trackRaw = (s: State) => sendRaw(s.logs, s.raw!).pending?.reply([s.reply]);
 
 /** A log that has tracked the previous request and its reply. Fresh: every message a new object (an HTTP body, a framework's copy). Same: the app re-sends its own objects. */
 function prepared(t: ReturnType<typeof transcript>, variant: 'fresh' | 'same', request: Message[] = t.next): () => State {
@@ -113,6 +123,31 @@ function prepared(t: ReturnType<typeof transcript>, variant: 'fresh' | 'same', r
   };
 }
 
+/**
+ * The same, from the app's own Chat Completions messages through the SDK
+ * hook's reading. Same: the app keeps one history array of message objects
+ * and re-sends them (the previous request was read through the hook too).
+ * Fresh: it builds new objects for every request (a framework converting
+ * its own message types), so nothing read before can be reused.
+ */
+function preparedRaw(t: ReturnType<typeof rawTranscript>, variant: 'fresh' | 'same'): () => State {
+  return () => {
+    const logs = newLogs();
+    const previous = variant === 'fresh' ? copy(t.previous) : t.previous;
+    sendRaw(logs, previous).pending!.reply([t.reply]);
+    const raw = variant === 'fresh' ? copy(t.next) : t.next;
+    return { logs, request: [], raw, reply: t.nextReply };
+  };
+}
+
+/** `transcript` as the app holds it: Chat Completions messages, the next request re-using the previous one's objects. */
+function rawTranscript(size: number) {
+  const t = transcript(size);
+  const previous = toOpenAIChat(t.previous) as unknown[];
+  const next = [...previous, ...(toOpenAIChat(t.next.slice(previous.length)) as unknown[])];
+  return { previous, next, reply: t.reply, nextReply: t.nextReply };
+}
+
 function expect(found: ViolationDetails | undefined, kind: string | undefined, what: string): void {
   if (found?.kind !== kind) throw new Error(`${what}: expected ${kind ?? 'no violation'}, got ${found?.kind ?? 'no violation'}`);
 }
@@ -122,11 +157,12 @@ const VARIANTS = ['fresh', 'same'] as const;
 
 function measureTracking() {
   return SIZES.flatMap((size) => {
-    const t = transcript(size);
+    const t = rawTranscript(size);
     return VARIANTS.map((variant) => {
-      const prepare = prepared(t, variant);
-      expect(send(prepare().logs, t.next).violation, undefined, `${variant} continuation`);
-      return { messages: t.next.length, variant, ...paired(prepare, stringify, track) };
+      const prepare = preparedRaw(t, variant);
+      const state = prepare();
+      expect(sendRaw(state.logs, state.raw!).violation, undefined, `${variant} continuation`);
+      return { messages: t.next.length, variant, ...paired(prepare, stringify, trackRaw) };
     });
   });
 }
@@ -203,7 +239,9 @@ const tracking = measureTracking();
 const violations = measureViolations();
 const heap = [100, 1_000].map((size) => heapPerConversation(size));
 
-console.log('1. implicit tracking per request (check + reply handed back), against JSON.stringify of the request');
+console.log(
+  '1. implicit tracking per request, from the Chat Completions messages the app hands the openai SDK (read, checked, reply handed back), against JSON.stringify of them',
+);
 console.table(
   tracking.map((r) => ({
     messages: r.messages,

@@ -95,6 +95,11 @@ export class ToolCallNames {
     for (const call of calls ?? []) if (typeof call?.id === 'string' && typeof call.name === 'string') this.#names.set(call.id, call.name);
   }
 
+  /** The name of the call `toolCallId` names, if one was seen. */
+  nameOf(toolCallId: string): string | undefined {
+    return this.#names.get(toolCallId);
+  }
+
   /** A tool message for `toolCallId`, named after its call when one was seen. */
   toolMessage(content: MessageContent, toolCallId: unknown, name?: unknown): Message {
     const message: Message = { role: 'tool', content, toolCallId: toolCallId as string };

@@ -137,6 +137,54 @@ describe('openai chat completions', () => {
     expect(await checksOf('implicit')).toBe(before + 1);
   });
 
+  it.each([
+    [
+      'a tool result truncated in place',
+      (history: Array<Record<string, unknown>>) => {
+        const result = history.find((m) => m.role === 'tool')!;
+        result.content = String(result.content).slice(0, 5);
+      },
+    ],
+    [
+      "a tool call's arguments edited in place",
+      (history: Array<Record<string, unknown>>) => {
+        const calls = history.find((m) => m.tool_calls)!.tool_calls as Array<{ function: { arguments: string } }>;
+        calls[0]!.function.arguments = '{"city":"Porto"}';
+      },
+    ],
+    [
+      'a text part edited in place',
+      (history: Array<Record<string, unknown>>) => {
+        // Not the first user message: a request whose first message differs starts a conversation of its own.
+        (history[5]!.content as Array<{ text: string }>)[0]!.text = 'And the day after?';
+      },
+    ],
+  ])("the app's own history objects re-sent with %s: caught, though the unchanged ones are read once", async (name, rewrite) => {
+    const history: Array<Record<string, unknown>> = [
+      { role: 'system', content: 'You are a weather bot.' },
+      { role: 'user', content: `Umbrella in Lisbon? (${name})` }, // a conversation of its own
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Lisbon"}' } }],
+      },
+      { role: 'tool', tool_call_id: 'call_1', content: '{"rain":true,"temperature":14}' },
+    ];
+    const send = () => client().chat.completions.create({ model: 'gpt-test', messages: history as never });
+    const violations = async () => (await violationPoints()).reduce((n, p) => n + p.value, 0);
+    const before = await violations();
+    const reply = (await send()).choices[0]!.message;
+    history.push(reply as never, { role: 'user', content: [{ type: 'text', text: 'And tomorrow?' }] });
+    const second = (await send()).choices[0]!.message;
+    history.push(second as never, { role: 'user', content: 'Thanks' });
+    await send();
+    expect(await violations()).toBe(before); // the same objects, grown: silent
+    rewrite(history);
+    history.push({ role: 'user', content: 'Bye' });
+    await send();
+    expect(await violations()).toBe(before + 1);
+  });
+
   it('with the implicit log switched off, a request with no bound session is not checked', async () => {
     await withImplicitSettings(undefined, false, async () => {
       const before = (await suite.env.otel.points(CHECKS_METRIC)).reduce((n, p) => n + p.value, 0);

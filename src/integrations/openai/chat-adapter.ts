@@ -14,6 +14,8 @@ import {
   type Loose,
   building,
 } from '../../adapters/canonical';
+import { EntryMemo } from '../../adapters/entry-memo';
+import { markStable } from '../../adapters/stable-messages';
 import type { ContentPart, Message, MessageContent, ToolCall } from '../../invariant/messages';
 
 /** Parts other than text and images (audio, files) are carried as they are in the canonical message. */
@@ -64,6 +66,61 @@ export function fromOpenAIChat(messages: readonly unknown[]): Message[] {
   const out: Message[] = [];
   for (let i = 0; i < entries.length; i++) out.push(...readSafely(entries[i], (entry) => [fromChatMessage(entry, names)]));
   return out;
+}
+
+/**
+ * `fromOpenAIChat` for the request path: an entry seen before and unchanged
+ * since (by reference) is not read again (see adapters/entry-memo.ts). Tool
+ * messages are named after their calls in a pass of their own, since the
+ * name depends on the messages before them; a named copy is kept too.
+ * The messages returned are shared between requests and must not be changed.
+ */
+export function fromOpenAIChatReusing(messages: readonly unknown[]): Message[] {
+  const entries = entriesOf(messages);
+  if (entries === undefined) return messages as Message[];
+  // An app that builds new message objects for every request (a framework converting its own types) gains
+  // nothing from the memo and would pay for remembering every entry: only once a request carries an object
+  // seen before is everything remembered.
+  if (!reusesEntries(entries)) return fromOpenAIChat(entries);
+  const names = new ToolCallNames();
+  const out: Message[] = new Array<Message>(entries.length);
+  for (let i = 0; i < entries.length; i++) {
+    let message = chatEntries.get(entries[i], readStable);
+    if (message.role === 'assistant') names.record(message.toolCalls);
+    else if (message.role === 'tool' && message.name === undefined && typeof message.toolCallId === 'string') {
+      const name = names.nameOf(message.toolCallId);
+      if (name !== undefined) message = namedCopy(message, name);
+    }
+    out[i] = message;
+  }
+  return out;
+}
+
+const chatEntries = new EntryMemo<Message>();
+/** A few entries of each request read without the memo, to notice when the next request re-sends them. */
+const probed = new WeakSet<object>();
+
+/** Whether the request re-sends an entry of an earlier one, judged by a few entries (the first two, the middle one). */
+function reusesEntries(entries: readonly unknown[]): boolean {
+  const probes = [entries[0], entries[1], entries[entries.length >> 1]];
+  if (probes.some((entry) => typeof entry === 'object' && entry !== null && (probed.has(entry) || chatEntries.knows(entry)))) return true;
+  for (const entry of probes) if (typeof entry === 'object' && entry !== null) probed.add(entry);
+  return false;
+}
+const UNNAMED = new ToolCallNames();
+const namedCopies = new WeakMap<Message, Message>();
+
+function readStable(entry: unknown): Message {
+  const [message] = readSafely(entry, (e) => [fromChatMessage(e, UNNAMED)]);
+  return markStable(Object.freeze(message!));
+}
+
+function namedCopy(message: Message, name: string): Message {
+  const known = namedCopies.get(message);
+  if (known?.name === name) return known;
+  const copy = markStable(Object.freeze({ ...message, name }));
+  namedCopies.set(message, copy);
+  return copy;
 }
 
 function fromChatMessage(entry: unknown, names: ToolCallNames): Message {

@@ -4,7 +4,8 @@ import { isObject } from '../../adapters/canonical';
 import { MAX_REQUEST_MESSAGES } from '../../invariant/messages';
 import type { ModelRequest } from '../../request-path/model-request';
 import { modelOf, postBody, type RequestOptions } from '../sdk-client/request-options';
-import { fromOpenAIChat } from './chat-adapter';
+import type { Message } from '../../invariant/messages';
+import { fromOpenAIChat, fromOpenAIChatReusing } from './chat-adapter';
 import { fromOpenAIResponses } from './responses-adapter';
 
 /** `gen_ai.provider.name` of OpenAI requests, as the OpenTelemetry GenAI conventions name the provider. */
@@ -28,14 +29,23 @@ function referencedItems(input: unknown): string[] {
 export function openAIModelRequest(options: RequestOptions | undefined): ModelRequest | undefined {
   const post = postBody(options);
   if (!post) return undefined;
-  return openAIBodyRequest(post.path, post.body);
+  // The app's own message objects, often re-sent unchanged: their reading is reused.
+  return openAIBodyRequest(post.path, post.body, fromOpenAIChatReusing);
 }
 
-/** The model request a POST to `path` with `body` is, for the SDK hook and the fetch seam alike. */
-export function openAIBodyRequest(path: string, body: Record<string, unknown>): ModelRequest | undefined {
+/**
+ * The model request a POST to `path` with `body` is, for the SDK hook and the
+ * fetch seam alike. `readChat` reads Chat Completions messages (the fetch
+ * seam parses a fresh body every time, so it has nothing to reuse).
+ */
+export function openAIBodyRequest(
+  path: string,
+  body: Record<string, unknown>,
+  readChat: (messages: readonly unknown[]) => Message[] = fromOpenAIChat,
+): ModelRequest | undefined {
   const model = modelOf(body);
   if (path.endsWith('/chat/completions')) {
-    const messages = Array.isArray(body.messages) ? fromOpenAIChat(body.messages) : body.messages;
+    const messages = Array.isArray(body.messages) ? readChat(body.messages) : body.messages;
     return { provider: OPENAI_PROVIDER, model, messages, replyFormat: 'openai.chat' };
   }
   if (path.endsWith('/responses')) {

@@ -6,6 +6,7 @@
 // continuation by the longest known branch; rejoin = violation; the lost
 // reply within a run; otherwise a new branch.
 
+import { stableSlot } from '../../adapters/stable-messages';
 import { MAX_REQUEST_MESSAGES } from '../../invariant/messages';
 import { classify } from '../../invariant/classify';
 import { SYSTEM_FINGERPRINT, fingerprintOf, type Fingerprint } from '../../invariant/fingerprint';
@@ -165,6 +166,9 @@ export class ImplicitLogs {
 
   /** A request entry's fingerprint; a reference to a stored reply item stands for that item. */
   #fingerprint(entry: unknown): Fingerprint {
+    const slot = stableSlot(entry);
+    // A message the seam reuses from request to request (it never changes): fingerprinted once.
+    if (slot !== undefined) return (slot.fingerprint ??= fingerprintOf(entry, FINGERPRINT_OPTIONS));
     const reference = referenceId(entry);
     if (reference === undefined) return fingerprintOf(entry, FINGERPRINT_OPTIONS);
     return this.#items.get(reference) ?? UNRESOLVED;

@@ -1,0 +1,155 @@
+// The reuse of a provider entry's reading between requests: any change made
+// to the entry, in place or not, must be seen, or a rewrite would go unchecked.
+
+import fc from 'fast-check';
+import { getHeapSnapshot } from 'node:v8';
+import { describe, expect, it } from 'vitest';
+import { fromOpenAIChatReusing } from '../src/integrations/openai/chat-adapter';
+import { EntryMemo } from '../src/adapters/entry-memo';
+import { matchesSnapshot, takeSnapshot } from '../src/adapters/reference-snapshot';
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/** A path to somewhere inside a JSON value: the containers on the way down. */
+function containers(value: Json, out: Array<Json[] | { [key: string]: Json }> = []): Array<Json[] | { [key: string]: Json }> {
+  if (typeof value !== 'object' || value === null) return out;
+  out.push(value);
+  for (const child of Array.isArray(value) ? value : Object.values(value)) containers(child, out);
+  return out;
+}
+
+/** Changes `target` in place in one of several ways; returns false when it could not (nothing to change). */
+function changeInPlace(target: Json[] | { [key: string]: Json }, how: number, fresh: Json): boolean {
+  if (Array.isArray(target)) {
+    if (how % 3 === 0 || target.length === 0) target.push(fresh);
+    else if (how % 3 === 1) target.pop();
+    else target[how % target.length] = target[how % target.length] === fresh ? [fresh] : fresh;
+    return true;
+  }
+  const keys = Object.keys(target);
+  if (how % 3 === 0 || keys.length === 0) {
+    const key = `k${how}`;
+    if (key in target) target[key] = [target[key]!];
+    else target[key] = fresh;
+  } else if (how % 3 === 1) delete target[keys[how % keys.length]!];
+  else {
+    const key = keys[how % keys.length]!;
+    target[key] = target[key] === fresh ? [fresh] : fresh;
+  }
+  return true;
+}
+
+describe('reference snapshots', () => {
+  it('an unchanged entry matches its snapshot; one changed in place anywhere does not', () => {
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.string(), fc.jsonValue() as fc.Arbitrary<Json>),
+        fc.nat(),
+        fc.nat(),
+        fc.string(),
+        (entry, where, how, text) => {
+          const snapshot = takeSnapshot(entry);
+          expect(snapshot).toBeDefined();
+          expect(matchesSnapshot(entry, snapshot!)).toBe(true);
+          const all = containers(entry);
+          changeInPlace(all[where % all.length]!, how, `changed:${text}`);
+          expect(matchesSnapshot(entry, snapshot!)).toBe(false);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it('a string with the same text but a new reference still matches (strings are values)', () => {
+    const entry = { role: 'user', content: 'abc' };
+    const snapshot = takeSnapshot(entry)!;
+    entry.content = ['a', 'b', 'c'].join('');
+    expect(matchesSnapshot(entry, snapshot)).toBe(true);
+  });
+
+  it('key order counts, and so does a key holding undefined', () => {
+    const entry: Record<string, unknown> = { role: 'user', content: 'x' };
+    const snapshot = takeSnapshot(entry)!;
+    expect(matchesSnapshot({ content: 'x', role: 'user' }, snapshot)).toBe(false);
+    expect(matchesSnapshot({ role: 'user', content: 'x', name: undefined }, snapshot)).toBe(false);
+  });
+
+  it('is not taken for what it cannot compare by reference: Dates, class instances, cycles, huge entries, throwing getters', () => {
+    const cyclic: Record<string, unknown> = { role: 'user' };
+    cyclic.self = cyclic;
+    const throwing = Object.defineProperty({}, 'content', {
+      enumerable: true,
+      get: () => {
+        throw new Error('no');
+      },
+    });
+    for (const entry of [{ at: new Date(0) }, { part: new (class Part {})() }, cyclic, { content: Array(3_000).fill('x') }, throwing]) {
+      expect(takeSnapshot(entry)).toBeUndefined();
+    }
+  });
+});
+
+describe('EntryMemo', () => {
+  it('reads an entry once while it is unchanged, and again after any change', () => {
+    const memo = new EntryMemo<string>();
+    let reads = 0;
+    const read = (entry: unknown) => {
+      reads++;
+      return JSON.stringify(entry);
+    };
+    const entry = { role: 'tool', content: [{ type: 'text', text: 'long result' }] };
+    expect(memo.get(entry, read)).toBe(JSON.stringify(entry));
+    expect(memo.get(entry, read)).toBe(JSON.stringify(entry));
+    expect(reads).toBe(1);
+    entry.content[0]!.text = 'long'; // truncated in place, deep inside
+    expect(memo.get(entry, read)).toBe(JSON.stringify(entry));
+    expect(reads).toBe(2);
+    expect(memo.get({ ...entry }, read)).toBe(JSON.stringify(entry)); // a copy is a new entry
+    expect(reads).toBe(3);
+  });
+
+  it('never remembers what it cannot snapshot', () => {
+    const memo = new EntryMemo<number>();
+    let reads = 0;
+    const entry = { at: new Date(0) };
+    memo.get(entry, () => ++reads);
+    memo.get(entry, () => ++reads);
+    expect(reads).toBe(2);
+  });
+});
+
+describe('the Chat Completions reading the openai hook reuses', () => {
+  it('keeps no message text once the app has dropped its messages: searched for in a heap snapshot', async () => {
+    const token = Math.random().toString(36).slice(2, 12);
+    let kept: unknown[] | undefined;
+    (() => {
+      const history = [
+        { role: 'system', content: 'sys' },
+        { role: 'user', content: ['SECRET', token, 'MEMO'].join('-') },
+      ];
+      fromOpenAIChatReusing(history);
+      const again = fromOpenAIChatReusing([...history, { role: 'assistant', content: 'ok' }]); // re-sent: remembered
+      expect(again[1]!.content).toContain(token);
+      kept = [again.length];
+    })();
+    expect(kept).toEqual([3]);
+    expect(occurrences(await heapSnapshot(), `SECRET-${token}-MEMO`)).toBe(0);
+    // The search itself can fail: while the app holds its messages, the text is found.
+    const held = [{ role: 'user', content: ['SECRET', token, 'HELD'].join('-') }];
+    fromOpenAIChatReusing(held);
+    expect(occurrences(await heapSnapshot(), `SECRET-${token}-HELD`)).toBeGreaterThan(0);
+    expect(held).toHaveLength(1);
+  });
+});
+
+async function heapSnapshot(): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of getHeapSnapshot()) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+function occurrences(haystack: Buffer, needle: string): number {
+  let count = 0;
+  for (let at = haystack.indexOf(needle); at >= 0; at = haystack.indexOf(needle, at + 1)) count++;
+  return count;
+}
