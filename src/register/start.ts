@@ -51,9 +51,11 @@ function start(env: Env): Registration {
   }
   const problem = sdkProblem();
   if (problem !== undefined) {
+    const later = tracerProvider ? [] : laterSetups();
     logWarning(
-      `register cannot start the OpenTelemetry SDK (${problem}), so ${tracerProvider ? 'the counters are' : 'nothing is'} exported. ` +
-        `Install it (${SDK_INSTALL_COMMAND}), or register an SDK before this package.`,
+      `register cannot start the OpenTelemetry SDK (${problem}), so ${tracerProvider ? 'the counters are' : 'nothing is'} exported` +
+        (later.length > 0 ? ` unless ${later.join(' or ')} sets up OpenTelemetry later: its tracer provider then gets the spans` : '') +
+        `. Install the SDK (${SDK_INSTALL_COMMAND}), or register one before this package.`,
     );
     return attached;
   }

@@ -4,7 +4,7 @@
 // installs work offline for the versions the lockfile pins.
 
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { PACKAGE_ROOT } from './run-node';
@@ -54,4 +54,24 @@ export function installFreshProject(dependencies: Record<string, string>, files:
 /** npm's warnings about the tree: engines, peers and resolution (not its notices about install scripts). */
 export function treeWarnings(npmOutput: string): string[] {
   return npmOutput.split('\n').filter((line) => /EBADENGINE|ERESOLVE|peer dep|EBADPLATFORM|deprecated/i.test(line));
+}
+
+/**
+ * Adds the tarball to an installed project as a user would (`npm install
+ * <tarball>`, which resolves it against the tree and its peers), then puts the
+ * project's package.json and lockfile back, so the fixture stays as committed.
+ */
+export function installTarballInto(dir: string, tarball: string): { status: number | null; output: string } {
+  const kept = ['package.json', 'package-lock.json'].map((name) => [name, readFileSync(join(dir, name), 'utf8')] as const);
+  try {
+    const run = spawnSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball], {
+      cwd: dir,
+      env: npmEnv(),
+      encoding: 'utf8',
+      timeout: 240_000,
+    });
+    return { status: run.status, output: `${run.stdout}${run.stderr}` };
+  } finally {
+    for (const [name, text] of kept) writeFileSync(join(dir, name), text);
+  }
 }
