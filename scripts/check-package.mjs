@@ -10,9 +10,7 @@ import { join } from 'node:path';
 
 const dir = mkdtempSync(join(tmpdir(), 'nous-session-invariant-pack-'));
 try {
-  const packed = JSON.parse(
-    execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], { encoding: 'utf8' }),
-  );
+  const packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], { encoding: 'utf8' }));
   const tarball = join(dir, packed[0].filename);
   execFileSync('publint', ['run', tarball, '--strict'], { stdio: 'inherit' });
   // node16 resolution: the one that applies to the Node versions `engines` names (node10 has no exports maps).

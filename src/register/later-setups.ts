@@ -43,7 +43,8 @@ export function laterSetups(
   const resolveFromApp = createRequire(join(cwd, 'package.json')).resolve;
   return SDK_TOOLS.filter(({ name }) => {
     const preloaded = loads.findIndex((load) => load.startsWith(`${name}/`) || load === name);
-    if (preloaded >= 0) return preloaded > ours;
+    // Preloaded: after register only if register was preloaded too, and earlier (else the app required it later).
+    if (preloaded >= 0) return ours >= 0 && preloaded > ours;
     try {
       resolveFromApp(name);
       return true;
