@@ -1,7 +1,6 @@
 // What the process already has registered with @opentelemetry/api, found by
 // behaviour rather than by class name (which minification renames).
 
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import {
   ProxyTracer,
   context,
@@ -42,10 +41,19 @@ export function hasContextManager(): boolean {
  */
 export function ensureContextManager(): void {
   if (hasContextManager()) return;
-  const installed = context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  let installed = false;
+  try {
+    // Loaded only now, and any major will do: it is the app's to install (README "Dependencies").
+    const { AsyncLocalStorageContextManager } =
+      require('@opentelemetry/context-async-hooks') as typeof import('@opentelemetry/context-async-hooks');
+    installed = context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  } catch {
+    // Not installed: said below.
+  }
   if (!installed || !hasContextManager()) {
     logWarning(
-      'no working OpenTelemetry context manager is registered, so withSession cannot bind a session; register one before this package',
+      'no working OpenTelemetry context manager is registered, so withSession cannot bind a session; register one before ' +
+        'this package, or install @opentelemetry/context-async-hooks',
     );
   }
 }

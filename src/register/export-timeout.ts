@@ -17,6 +17,8 @@ export function defaultExportTimeout(env: NodeJS.ProcessEnv): number {
   return Math.max(1, Math.min(DEFAULT_EXPORT_TIMEOUT_MS, half));
 }
 
+import { withVariable } from './scoped-env';
+
 const TIMEOUT_VARIABLES = ['OTEL_EXPORTER_OTLP_TIMEOUT', 'OTEL_EXPORTER_OTLP_TRACES_TIMEOUT', 'OTEL_EXPORTER_OTLP_METRICS_TIMEOUT'];
 
 /**
@@ -26,13 +28,5 @@ const TIMEOUT_VARIABLES = ['OTEL_EXPORTER_OTLP_TIMEOUT', 'OTEL_EXPORTER_OTLP_TRA
  */
 export function withDefaultExportTimeout<T>(env: NodeJS.ProcessEnv, start: () => T): T {
   if (TIMEOUT_VARIABLES.some((name) => env[name]?.trim())) return start();
-  const had = Object.prototype.hasOwnProperty.call(env, 'OTEL_EXPORTER_OTLP_TIMEOUT');
-  const previous = env.OTEL_EXPORTER_OTLP_TIMEOUT;
-  env.OTEL_EXPORTER_OTLP_TIMEOUT = String(defaultExportTimeout(env));
-  try {
-    return start();
-  } finally {
-    if (had) env.OTEL_EXPORTER_OTLP_TIMEOUT = previous;
-    else delete env.OTEL_EXPORTER_OTLP_TIMEOUT;
-  }
+  return withVariable(env, 'OTEL_EXPORTER_OTLP_TIMEOUT', String(defaultExportTimeout(env)), start);
 }

@@ -1,27 +1,25 @@
 // What `--require nous-session-invariant/register` (and `--import`) does:
-// enable the instrumentation and make sure its telemetry goes somewhere.
+// enable the instrumentation and make sure its telemetry goes somewhere,
+// taking nothing from an SDK another tool registered before it.
 
-import { PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
-import { NodeSDK, type NodeSDKConfiguration } from '@opentelemetry/sdk-node';
-import { SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
+import type { NodeSDK } from '@opentelemetry/sdk-node';
 import { SessionInvariantInstrumentation } from '../instrumentation/session-invariant-instrumentation';
 import { describeThrown } from '../result';
 import { logWarning } from '../telemetry/logger';
-import { InvariantConsoleMetricExporter, ViolationConsoleSpanExporter } from './console-exporters';
 import { ensureContextManager, registeredMeterProvider, registeredTracerProvider } from './existing-setup';
 import { flushOnExit } from './exit-flush';
-import { withDefaultExportTimeout } from './export-timeout';
-import { resourceDetectorsFor } from './resource-detectors';
+import { laterSetupWarning, laterSetups } from './later-setups';
+import { SDK_INSTALL_COMMAND, sdkProblem } from './sdk-packages';
 
 /** What `register` set up: the instrumentation, the SDK it started (if any), and how to flush and stop it. */
 export interface Registration {
   instrumentation: SessionInvariantInstrumentation;
-  /** The SDK this package started, or undefined when it attached to one already registered. */
+  /** The SDK this package started (whole, or its metrics side only), or undefined when it only attached. */
   sdk: NodeSDK | undefined;
   /**
    * Flushes and shuts down the SDK this package started, waiting at most
    * SHUTDOWN_TIMEOUT_MS, once however often it is called; a no-op when the
-   * package attached to an SDK already registered.
+   * package only attached to an SDK already registered.
    */
   shutdown(): Promise<void>;
 }
@@ -42,49 +40,35 @@ function start(env: Env): Registration {
   const instrumentation = new SessionInvariantInstrumentation();
   const tracerProvider = registeredTracerProvider();
   const meterProvider = registeredMeterProvider();
+  const attached = { instrumentation, sdk: undefined, shutdown: async () => {} };
+  if (tracerProvider) instrumentation.setTracerProvider(tracerProvider);
+  if (meterProvider) instrumentation.setMeterProvider(meterProvider);
   if (tracerProvider || meterProvider) {
-    // The app (or another distro's register) runs its own SDK: join it rather than start a second.
-    if (tracerProvider) instrumentation.setTracerProvider(tracerProvider);
-    if (meterProvider) instrumentation.setMeterProvider(meterProvider);
     // A set-up with only providers (no NodeSDK) may have no context manager: withSession needs one.
     ensureContextManager();
-    return { instrumentation, sdk: undefined, shutdown: async () => {} };
+    // A tracer provider and no meter provider (Sentry's set-up): the counters need a meter provider.
+    if (meterProvider) return attached;
   }
-  // The SDK builds its exporters in its constructor (metrics) and in start (traces).
-  const sdk = withDefaultExportTimeout(env, () => {
-    const started = new NodeSDK({
-      instrumentations: [instrumentation],
-      resourceDetectors: resourceDetectorsFor(env),
-      ...exportersFor(env),
-    });
-    started.start();
-    return started;
-  });
+  const problem = sdkProblem();
+  if (problem !== undefined) {
+    const later = tracerProvider ? [] : laterSetups();
+    logWarning(
+      `register cannot start the OpenTelemetry SDK (${problem}), so ${tracerProvider ? 'the counters are' : 'nothing is'} exported` +
+        (later.length > 0 ? ` unless ${later.join(' or ')} sets up OpenTelemetry later: its tracer provider then gets the spans` : '') +
+        `. Install the SDK (${SDK_INSTALL_COMMAND}), or register one before this package.`,
+    );
+    return attached;
+  }
+  // Loaded only now: the SDK packages are the app's to install (README "Dependencies").
+  const { startMetricsSdk, startSdk } = require('./start-sdk') as typeof import('./start-sdk');
+  if (tracerProvider) {
+    const sdk = startMetricsSdk(env, instrumentation);
+    return { instrumentation, sdk, shutdown: flushOnExit(onceShutdown(sdk)) };
+  }
+  const warning = laterSetupWarning(laterSetups());
+  if (warning !== undefined) logWarning(warning);
+  const sdk = startSdk(env, instrumentation);
   return { instrumentation, sdk, shutdown: flushOnExit(onceShutdown(sdk)) };
-}
-
-/**
- * Per signal: when the environment configures an exporter or an OTLP endpoint
- * for it, the SDK reads the standard OTEL_* variables itself; otherwise the
- * embedded console default. Per signal, so that configuring traces alone does
- * not send metrics to an OTLP endpoint nobody runs (the SDK's default).
- */
-function exportersFor(env: Env): Partial<NodeSDKConfiguration> {
-  const set = (...names: string[]) => names.some((name) => !!env[name]?.trim());
-  const exporters: Partial<NodeSDKConfiguration> = {};
-  if (!set('OTEL_TRACES_EXPORTER', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT')) {
-    exporters.spanProcessors = [new SimpleSpanProcessor({ exporter: new ViolationConsoleSpanExporter() })];
-  }
-  if (!set('OTEL_METRICS_EXPORTER', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_METRICS_ENDPOINT')) {
-    const interval = Number(env.OTEL_METRIC_EXPORT_INTERVAL);
-    exporters.metricReaders = [
-      new PeriodicExportingMetricReader({
-        exporter: new InvariantConsoleMetricExporter(),
-        exportIntervalMillis: Number.isFinite(interval) && interval > 0 ? interval : 60_000,
-      }),
-    ];
-  }
-  return exporters;
 }
 
 function onceShutdown(sdk: NodeSDK): () => Promise<void> {

@@ -19,11 +19,16 @@ const OTEL_PREFIX = /^OTEL_|^NOUS_SESSION_INVARIANT$/;
 export function runNode(
   args: string[],
   env: Record<string, string>,
-  options: { timeoutMs?: number; onStdout?: (text: string, child: ReturnType<typeof spawn>) => void; node?: string } = {},
+  options: {
+    timeoutMs?: number;
+    onStdout?: (text: string, child: ReturnType<typeof spawn>) => void;
+    node?: string;
+    cwd?: string;
+  } = {},
 ): Promise<NodeRun> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !TEST_MARKERS.includes(k) && !OTEL_PREFIX.test(k)));
   const child = spawn(options.node ?? process.execPath, args, {
-    cwd: PACKAGE_ROOT,
+    cwd: options.cwd ?? PACKAGE_ROOT,
     env: { ...base, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

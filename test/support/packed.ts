@@ -1,0 +1,77 @@
+// The package as a user gets it: the tarball `npm pack` makes, installed with
+// npm into a fresh project outside this repository. npm runs on the Node that
+// runs the tests, and the cache the repository's own install filled makes the
+// installs work offline for the versions the lockfile pins.
+
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
+import { PACKAGE_ROOT } from './run-node';
+
+/** The environment for npm: this Node first on PATH, none of the parent npm's npm_* settings. */
+export function npmEnv(): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name)));
+  return { ...env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}` };
+}
+
+/** Packs the built package (run `npm run build` first) into a new temporary folder; returns the tarball's path. */
+export function packTarball(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'nous-packed-'));
+  const out = execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], {
+    cwd: PACKAGE_ROOT,
+    env: npmEnv(),
+    encoding: 'utf8',
+  });
+  const [packed] = JSON.parse(out) as Array<{ filename: string }>;
+  return join(dir, packed!.filename);
+}
+
+export interface FreshProject {
+  dir: string;
+  /** npm's combined output. */
+  npmOutput: string;
+  npmStatus: number | null;
+}
+
+/** A new project folder with `dependencies`, installed by `npm install`; `files` are written into it first. */
+export function installFreshProject(dependencies: Record<string, string>, files: Record<string, string> = {}): FreshProject {
+  const dir = mkdtempSync(join(tmpdir(), 'nous-fresh-project-'));
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'fresh-project', private: true, dependencies }, null, 2));
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, name)), { recursive: true });
+    writeFileSync(join(dir, name), text);
+  }
+  const run = spawnSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], {
+    cwd: dir,
+    env: npmEnv(),
+    encoding: 'utf8',
+    timeout: 240_000,
+  });
+  return { dir, npmOutput: `${run.stdout}${run.stderr}`, npmStatus: run.status };
+}
+
+/** npm's warnings about the tree: engines, peers and resolution (not its notices about install scripts). */
+export function treeWarnings(npmOutput: string): string[] {
+  return npmOutput.split('\n').filter((line) => /EBADENGINE|ERESOLVE|peer dep|EBADPLATFORM|deprecated/i.test(line));
+}
+
+/**
+ * Adds the tarball to an installed project as a user would (`npm install
+ * <tarball>`, which resolves it against the tree and its peers), then puts the
+ * project's package.json and lockfile back, so the fixture stays as committed.
+ */
+export function installTarballInto(dir: string, tarball: string): { status: number | null; output: string } {
+  const kept = ['package.json', 'package-lock.json'].map((name) => [name, readFileSync(join(dir, name), 'utf8')] as const);
+  try {
+    const run = spawnSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball], {
+      cwd: dir,
+      env: npmEnv(),
+      encoding: 'utf8',
+      timeout: 240_000,
+    });
+    return { status: run.status, output: `${run.stdout}${run.stderr}` };
+  } finally {
+    for (const [name, text] of kept) writeFileSync(join(dir, name), text);
+  }
+}
