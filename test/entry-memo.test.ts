@@ -2,11 +2,11 @@
 // to the entry, in place or not, must be seen, or a rewrite would go unchecked.
 
 import fc from 'fast-check';
-import { getHeapSnapshot } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { fromOpenAIChatReusing } from '../src/integrations/openai/chat-adapter';
 import { EntryMemo } from '../src/adapters/entry-memo';
 import { matchesSnapshot, takeSnapshot } from '../src/adapters/reference-snapshot';
+import { heapSnapshot, occurrencesBetween } from './support/heap';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -133,23 +133,11 @@ describe('the Chat Completions reading the openai hook reuses', () => {
       kept = [again.length];
     })();
     expect(kept).toEqual([3]);
-    expect(occurrences(await heapSnapshot(), `SECRET-${token}-MEMO`)).toBe(0);
+    expect(occurrencesBetween(await heapSnapshot(), 'SECRET-', token, '-MEMO')).toBe(0);
     // The search itself can fail: while the app holds its messages, the text is found.
     const held = [{ role: 'user', content: ['SECRET', token, 'HELD'].join('-') }];
     fromOpenAIChatReusing(held);
-    expect(occurrences(await heapSnapshot(), `SECRET-${token}-HELD`)).toBeGreaterThan(0);
+    expect(occurrencesBetween(await heapSnapshot(), 'SECRET-', token, '-HELD')).toBeGreaterThan(0);
     expect(held).toHaveLength(1);
   });
 });
-
-async function heapSnapshot(): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of getHeapSnapshot()) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
-
-function occurrences(haystack: Buffer, needle: string): number {
-  let count = 0;
-  for (let at = haystack.indexOf(needle); at >= 0; at = haystack.indexOf(needle, at + 1)) count++;
-  return count;
-}

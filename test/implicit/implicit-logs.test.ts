@@ -1,7 +1,7 @@
 // The implicit conversation log's rules, driven with canonical messages.
 
-import { getHeapSnapshot } from 'node:v8';
 import { describe, expect, it } from 'vitest';
+import { heapSnapshot, occurrencesBetween } from '../support/heap';
 import type { Message } from '../../src/index';
 import { implicitHarness } from '../support/implicit-harness';
 
@@ -263,29 +263,3 @@ describe('implicit log: bounds', () => {
     expect(occurrencesBetween(await heapSnapshot(), 'SECRET-', token, '-KEPT')).toBeGreaterThan(0);
   });
 });
-
-/**
- * A heap snapshot of this process (taking it runs a full garbage collection
- * first). Read through the stream's events: on Node 22.15, `for await` over
- * this stream never ends.
- */
-function heapSnapshot(): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    getHeapSnapshot()
-      .on('data', (chunk: Buffer) => chunks.push(chunk))
-      .on('end', () => resolve(Buffer.concat(chunks)))
-      .on('error', reject);
-  });
-}
-
-/** How often `middle` stands between `before` and `after`, found without building the joined string. */
-function occurrencesBetween(haystack: Buffer, before: string, middle: string, after: string): number {
-  let count = 0;
-  for (let at = haystack.indexOf(middle); at >= 0; at = haystack.indexOf(middle, at + 1)) {
-    const head = haystack.subarray(at - before.length, at).toString();
-    const tail = haystack.subarray(at + middle.length, at + middle.length + after.length).toString();
-    if (head === before && tail === after) count++;
-  }
-  return count;
-}
