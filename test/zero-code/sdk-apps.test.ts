@@ -155,6 +155,23 @@ describe.each([
   });
 });
 
+describe.each([5, 6])('Vercel AI SDK %i, zero code (chat API, streamText)', (major) => {
+  const env = { ...aiSdkEnv(major, 'chat'), STREAM: '1' };
+  it.concurrent('a correct multi-step tool loop stays silent, each request checked once at the fetch seam', async () => {
+    const result = await runApp('ai-sdk.mjs', env);
+    expect(result.kinds).toEqual([]);
+    expect(result.checks).toBe(10);
+  });
+
+  // An invented reply is caught only where the replies are observed (docs/behaviour.md §8.4): here, read from the stream.
+  it.concurrent.each(FAULTS.filter(([fault]) => fault === 'duplicate' || fault === 'invent-reply'))(
+    '%s is reported once as %s',
+    async (fault, kind) => {
+      expect((await runApp('ai-sdk.mjs', { ...env, FAULT: fault })).kinds).toEqual([kind]);
+    },
+  );
+});
+
 describe('Vercel AI SDK 5, zero code (Responses API)', () => {
   // AI SDK 5's Responses provider refers to the model's earlier function calls by item id (item_reference),
   // which the implicit log cannot resolve: those requests are not checked (a one-time warning says so), and
