@@ -1,5 +1,14 @@
 import { createOpenAI } from '@ai-sdk/openai';
-import { generateText, jsonSchema, streamText, stepCountIs, tool, wrapLanguageModel, type LanguageModelMiddleware } from 'ai';
+import {
+  generateText,
+  jsonSchema,
+  streamText,
+  stepCountIs,
+  tool,
+  wrapLanguageModel,
+  type LanguageModelMiddleware,
+  type ModelMessage,
+} from 'ai';
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CHECKS_METRIC } from '../src/telemetry/semconv';
@@ -73,6 +82,43 @@ describe('Vercel AI SDK: sessionInvariantMiddleware', () => {
     expect(await total(CHECKS_METRIC)).toBe(2);
     expect(await total(VIOLATION_METRIC)).toBe(0);
     expect(log.deriveMessages().map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+  });
+
+  it('the step recorder takes the same words said twice as two replies (a call continuing after an assistant message)', async () => {
+    // A model that always says the same thing (as a deterministic one may).
+    const sameWords: LanguageModelMiddleware = {
+      specificationVersion: 'v4',
+      wrapGenerate: async ({ doGenerate }) => ({ ...(await doGenerate()), content: [{ type: 'text', text: 'Sure.' }] }),
+    };
+    const log = new SessionLog();
+    const messages: ModelMessage[] = [];
+    const say = async (text?: string) => {
+      if (text !== undefined) {
+        messages.push({ role: 'user', content: text });
+        appendMessage(log, { role: 'user', content: text });
+      }
+      const result = await withSession(log, () =>
+        generateText({
+          model: model(sessionInvariantMiddleware({ mode: 'strict' }), sameWords),
+          messages,
+          maxRetries: 0,
+          onStepEnd: recordAiSdkSteps(log),
+        }),
+      );
+      messages.push(...result.responseMessages);
+    };
+    await say('Say sure.');
+    await say(); // the history ends with the assistant's "Sure.", and the model says it again
+    await say('Thanks.');
+    expect(log.deriveMessages().map((m) => [m.role, m.content])).toEqual([
+      ['user', 'Say sure.'],
+      ['assistant', 'Sure.'],
+      ['assistant', 'Sure.'],
+      ['user', 'Thanks.'],
+      ['assistant', 'Sure.'],
+    ]);
+    expect(await total(CHECKS_METRIC)).toBe(3);
+    expect(await total(VIOLATION_METRIC)).toBe(0);
   });
 
   it('a middleware that drops the tool result is caught as missing_message', async () => {

@@ -3,7 +3,7 @@
 // a correct loop stays silent, each history bug is reported once, with its
 // kind, against the implicit conversation.
 
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeProvider, type FakeProvider } from '../support/fake-provider';
@@ -117,6 +117,69 @@ describe.each(['chat', 'responses'])('Vercel AI SDK, zero code (%s API)', (api) 
   // The AI SDK refers to stored replies (item_reference) instead of re-sending them: no regrouping, a reorder is an order.
   it.concurrent.each(faults)('%s is reported once as %s', async (fault, kind) => {
     expect((await runApp('ai-sdk.mjs', { API: api, FAULT: fault })).kinds).toEqual([kind]);
+  });
+});
+
+// AI SDK 5 and 6 have no `ai:telemetry` channel: their providers' requests are checked at the fetch seam alone,
+// from the fixture projects test/versions/ai-sdk-5 and -6 (.ci/run does npm ci there).
+const aiSdkEnv = (major: number, api: string) => ({ SDK_ROOT: `test/versions/ai-sdk-${major}`, API: api });
+
+describe.each([5, 6])('Vercel AI SDK %i, zero code', (major) => {
+  it.concurrent(`has its fixture installed (ai ${major})`, () => {
+    const manifest = join(PACKAGE_ROOT, aiSdkEnv(major, '').SDK_ROOT, 'node_modules/ai/package.json');
+    expect(existsSync(manifest)).toBe(true);
+    expect((JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version).toMatch(new RegExp(`^${major}\\.`));
+  });
+});
+
+describe.each([
+  { major: 5, api: 'chat' },
+  { major: 6, api: 'chat' },
+  { major: 6, api: 'responses' },
+])('Vercel AI SDK $major, zero code ($api API)', ({ major, api }) => {
+  const env = aiSdkEnv(major, api);
+  it.concurrent('a correct multi-step tool loop stays silent, each request checked once at the fetch seam', async () => {
+    const result = await runApp('ai-sdk.mjs', env);
+    expect(result.kinds).toEqual([]);
+    expect(result.checks).toBe(10);
+    expect(result.logs).toEqual(['implicit']);
+  });
+
+  it.concurrent("the app's middleware trimming old tool results is caught in what the provider is sent", async () => {
+    const result = await runApp('ai-sdk.mjs', { ...env, FAULT: 'middleware-trims-tool-results' });
+    expect(result.kinds).toEqual(Array(4).fill('missing_message'));
+  });
+
+  it.concurrent.each(FAULTS.filter(([fault]) => fault !== 'drop-last-reply'))('%s is reported once as %s', async (fault, kind) => {
+    expect((await runApp('ai-sdk.mjs', { ...env, FAULT: fault })).kinds).toEqual([kind]);
+  });
+});
+
+describe.each([5, 6])('Vercel AI SDK %i, zero code (chat API, streamText)', (major) => {
+  const env = { ...aiSdkEnv(major, 'chat'), STREAM: '1' };
+  it.concurrent('a correct multi-step tool loop stays silent, each request checked once at the fetch seam', async () => {
+    const result = await runApp('ai-sdk.mjs', env);
+    expect(result.kinds).toEqual([]);
+    expect(result.checks).toBe(10);
+  });
+
+  // An invented reply is caught only where the replies are observed (docs/behaviour.md §8.4): here, read from the stream.
+  it.concurrent.each(FAULTS.filter(([fault]) => fault === 'duplicate' || fault === 'invent-reply'))(
+    '%s is reported once as %s',
+    async (fault, kind) => {
+      expect((await runApp('ai-sdk.mjs', { ...env, FAULT: fault })).kinds).toEqual([kind]);
+    },
+  );
+});
+
+describe('Vercel AI SDK 5, zero code (Responses API)', () => {
+  // AI SDK 5's Responses provider refers to the model's earlier function calls by item id (item_reference),
+  // which the implicit log cannot resolve: those requests are not checked (a one-time warning says so), and
+  // are never a false violation.
+  it.concurrent('a correct multi-step tool loop stays silent; the requests referring to function calls by id are not checked', async () => {
+    const result = await runApp('ai-sdk.mjs', aiSdkEnv(5, 'responses'));
+    expect(result.kinds).toEqual([]);
+    expect(result.checks).toBe(1);
   });
 });
 
