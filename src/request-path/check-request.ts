@@ -23,14 +23,22 @@ import type { CallOptions, ModelRequest, Seam } from './model-request';
 import { implicitLogs } from './implicit/registry';
 import { uncheckedReason } from './log-guards';
 
+/**
+ * One message of a reply as the provider stored it: the items it is made of
+ * (a Responses message item, then one item per function call), by id, in
+ * order. A later request may refer to them (`item_reference`) instead of
+ * re-sending them, all of them or some, with the rest sent inline.
+ */
+export interface StoredReplyMessage {
+  message: Message;
+  /** The items, in order; a call's item names the call id it carries. */
+  pieces: ReadonlyArray<{ readonly id: string; readonly callId?: string | undefined }>;
+}
+
 /** What the seam reports back once the model has answered: its reply, in canonical form. */
 export interface PendingReply {
-  /**
-   * The model's reply. `items` are the reply's items by provider id (the
-   * Responses output's message items), for later requests that refer to
-   * them instead of re-sending them.
-   */
-  reply(messages: readonly Message[], items?: ReadonlyArray<readonly [id: string, message: Message]>): void;
+  /** The model's reply; `stored`, the reply's messages as items a later request may refer to by id. */
+  reply(messages: readonly Message[], stored?: readonly StoredReplyMessage[]): void;
 }
 
 const isStrictViolation = (error: unknown): boolean => error instanceof SessionInvariantViolation;

@@ -22,7 +22,13 @@ export interface FakeProvider {
   close(): Promise<void>;
 }
 
-export async function startFakeProvider(): Promise<FakeProvider> {
+/** How the fake provider answers, where real models differ. */
+export interface FakeProviderOptions {
+  /** A Responses tool call comes after a short text message item ("Let me check."), as many models answer. */
+  responsesPreamble?: boolean;
+}
+
+export async function startFakeProvider(options: FakeProviderOptions = {}): Promise<FakeProvider> {
   const received: ReceivedRequest[] = [];
   let failures = 0;
   let toolCall: { name: string; args: Record<string, unknown> } | undefined;
@@ -53,7 +59,10 @@ export async function startFakeProvider(): Promise<FakeProvider> {
         toolCall = undefined;
         return body.stream ? chatStream(res, id, body, call) : json(res, 200, chatCompletion(id, body, call));
       }
-      if (path === '/v1/responses') return body.stream ? responseStream(res, id, body) : json(res, 200, response(id, body));
+      if (path === '/v1/responses') {
+        const preamble = options.responsesPreamble === true;
+        return body.stream ? responseStream(res, id, body, preamble) : json(res, 200, response(id, body, preamble));
+      }
       if (path === '/v1/messages') {
         // With tools offered and a user's own message last (not tool results), call the first tool.
         const last = ((body.messages ?? []) as Array<{ role: string; content: unknown }>).at(-1);
@@ -125,14 +134,22 @@ function chatStream(res: ServerResponse, id: number, body: Record<string, unknow
   res.end('data: [DONE]\n\n');
 }
 
-function response(id: number, body: Record<string, unknown>) {
+function response(id: number, body: Record<string, unknown>, preamble = false) {
   // With tools offered and a user message last, call the first tool; answer after its output.
   const input = Array.isArray(body.input) ? (body.input as Array<{ role?: string; type?: string }>) : [];
   const tools = (body.tools ?? []) as Array<{ name?: string }>;
   const last = input.at(-1);
   const callTool = tools.length > 0 && (typeof body.input === 'string' || last?.role === 'user');
+  const said = {
+    type: 'message',
+    id: `msg_${id}`,
+    status: 'completed',
+    role: 'assistant',
+    content: [{ type: 'output_text', text: 'Let me check.', annotations: [] }],
+  };
   const output = callTool
     ? [
+        ...(preamble ? [said] : []),
         {
           type: 'function_call',
           id: `fc_${id}`,
@@ -222,9 +239,9 @@ function anthropicStream(res: ServerResponse, id: number, body: Record<string, u
   res.end();
 }
 
-function responseStream(res: ServerResponse, id: number, body: Record<string, unknown>): void {
+function responseStream(res: ServerResponse, id: number, body: Record<string, unknown>, preamble = false): void {
   res.writeHead(200, { 'content-type': 'text/event-stream' });
-  const full = response(id, body);
+  const full = response(id, body, preamble);
   let sequence = 0;
   const send = (data: Record<string, unknown>) =>
     res.write(`event: ${String(data.type)}\ndata: ${JSON.stringify({ ...data, sequence_number: sequence++ })}\n\n`);

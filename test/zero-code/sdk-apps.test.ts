@@ -11,13 +11,17 @@ import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver';
 import { PACKAGE_ROOT, runNode } from '../support/run-node';
 
 let provider: FakeProvider;
+/** A provider whose Responses tool calls come after a short text item. */
+let preambleProvider: FakeProvider;
 const receivers: OtlpReceiver[] = [];
 
 beforeAll(async () => {
   provider = await startFakeProvider();
+  preambleProvider = await startFakeProvider({ responsesPreamble: true });
 });
 afterAll(async () => {
   await provider.close();
+  await preambleProvider.close();
   await Promise.all(receivers.map((r) => r.close()));
 });
 
@@ -134,6 +138,7 @@ describe.each([5, 6])('Vercel AI SDK %i, zero code', (major) => {
 
 describe.each([
   { major: 5, api: 'chat' },
+  { major: 5, api: 'responses' },
   { major: 6, api: 'chat' },
   { major: 6, api: 'responses' },
 ])('Vercel AI SDK $major, zero code ($api API)', ({ major, api }) => {
@@ -172,15 +177,27 @@ describe.each([5, 6])('Vercel AI SDK %i, zero code (chat API, streamText)', (maj
   );
 });
 
-describe('Vercel AI SDK 5, zero code (Responses API)', () => {
-  // AI SDK 5's Responses provider refers to the model's earlier function calls by item id (item_reference),
-  // which the implicit log cannot resolve: those requests are not checked (a one-time warning says so), and
-  // are never a false violation.
-  it.concurrent('a correct multi-step tool loop stays silent; the requests referring to function calls by id are not checked', async () => {
-    const result = await runApp('ai-sdk.mjs', aiSdkEnv(5, 'responses'));
+// Models often say something before a tool call ("Let me check."): one reply message made of a message item and a
+// function call item. AI SDK 6 and 7 then refer to the message item and re-send the call inline; AI SDK 5 refers to
+// both items; the openai app re-sends both as they came. Each form stands for the one message the model sent.
+describe.each([
+  { app: 'ai-sdk.mjs', env: { API: 'responses' }, name: 'AI SDK 7' },
+  { app: 'ai-sdk.mjs', env: aiSdkEnv(6, 'responses'), name: 'AI SDK 6' },
+  { app: 'ai-sdk.mjs', env: aiSdkEnv(5, 'responses'), name: 'AI SDK 5' },
+  { app: 'openai-responses.cjs', env: {}, name: 'openai' },
+])('Responses API with text before each tool call, zero code ($name)', ({ app, env }) => {
+  it.concurrent('a correct tool loop stays silent, every request checked', async () => {
+    const result = await runApp(app, { ...env, FAKE_PROVIDER_URL: preambleProvider.openaiBaseURL });
     expect(result.kinds).toEqual([]);
-    expect(result.checks).toBe(1);
+    expect(result.checks).toBe(10);
   });
+
+  it.concurrent.each(FAULTS.filter(([fault]) => fault === 'drop-old-turn' || fault === 'duplicate'))(
+    '%s is reported once as %s',
+    async (fault, kind) => {
+      expect((await runApp(app, { ...env, FAULT: fault, FAKE_PROVIDER_URL: preambleProvider.openaiBaseURL })).kinds).toEqual([kind]);
+    },
+  );
 });
 
 describe('OpenAI Agents SDK, zero code', () => {

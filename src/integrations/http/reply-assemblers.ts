@@ -3,15 +3,16 @@
 
 import { isObject } from '../../adapters/canonical';
 import type { Message } from '../../invariant/messages';
+import type { StoredReplyMessage } from '../../request-path/check-request';
 import type { ReplyFormat } from '../../request-path/model-request';
 import { fromAnthropicReply } from '../anthropic/adapter';
 import { fromOpenAIChat } from '../openai/chat-adapter';
 import { fromOpenAIResponsesOutput } from '../openai/responses-adapter';
 
-/** The model's reply, and its items by provider id (a later request may refer to them instead of re-sending them). */
+/** The model's reply, and its messages as the items the provider stored (a later request may refer to them instead of re-sending them). */
 export interface Reply {
   messages: Message[];
-  items?: Array<readonly [id: string, message: Message]>;
+  items?: StoredReplyMessage[];
 }
 
 /** Collects a streamed reply event by event; `reply()` once the stream ended. */
@@ -35,15 +36,33 @@ export function replyFromBody(format: ReplyFormat, body: unknown): Reply | undef
   }
 }
 
-/** A Responses output as a reply: its messages, and each message item by id. */
+/**
+ * A Responses output as a reply: its messages, and for each the items it is
+ * made of. Items join into messages as the adapter joins them: an assistant
+ * message item starts a message, and the function calls after it are its
+ * calls (with no message item before them, they make a message of their own).
+ */
 function responsesReply(output: unknown[]): Reply {
-  const items: Array<readonly [string, Message]> = [];
+  const messages = fromOpenAIResponsesOutput(output);
+  const groups: Array<Array<{ id: string; callId?: string }>> = [];
+  let open = false;
   for (const item of output) {
-    if (!isObject(item) || item.type !== 'message' || typeof item.id !== 'string') continue;
-    const [message] = fromOpenAIResponsesOutput([item]);
-    if (message) items.push([item.id, message]);
+    if (!isObject(item)) continue;
+    const id = typeof item.id === 'string' ? item.id : '';
+    if (item.type === 'message') {
+      groups.push([{ id }]);
+      open = item.role === 'assistant';
+    } else if (item.type === 'function_call' || item.type === 'custom_tool_call') {
+      const piece = { id, callId: item.call_id as string };
+      if (open) groups[groups.length - 1]!.push(piece);
+      else groups.push([piece]);
+      open = true;
+    }
   }
-  return { messages: fromOpenAIResponsesOutput(output), items };
+  // Only when each group is one of the messages, in order, can a reference be read as part of one.
+  if (groups.length !== messages.length) return { messages };
+  const items = messages.map((message, i) => ({ message, pieces: groups[i]! }));
+  return { messages, items: items.filter(({ pieces }) => pieces.every((piece) => piece.id !== '')) };
 }
 
 /**

@@ -25,6 +25,7 @@ import { Conversation } from './conversation';
 import { ConversationStore, type StoreLimits } from './conversation-store';
 import { mergePrefill } from './prefill';
 import { Lru } from './lru';
+import { StoredReplies } from './stored-replies';
 
 /** The implicit log's bounds, and the clock it reads. */
 export interface ImplicitLogSettings extends StoreLimits {
@@ -70,8 +71,8 @@ export class ImplicitLogs {
    * supervisor's history) was sent by a model, just not in this conversation.
    */
   readonly #replies = new Lru<Fingerprint, true>(10_000);
-  /** Reply items by provider id, for requests that refer to them (`item_reference`) instead of re-sending them. */
-  readonly #items = new Lru<string, Fingerprint>(10_000);
+  /** Reply messages by the ids of the items they were stored as, for requests that refer to them (`item_reference`). */
+  readonly #stored = new StoredReplies();
   readonly #now: () => number;
 
   /**
@@ -106,16 +107,16 @@ export class ImplicitLogs {
     }
     let seen: Seen;
     try {
-      const fingerprints = messages.map((m: unknown) => this.#fingerprint(m));
-      if (fingerprints.includes(UNRESOLVED)) {
+      const read = this.#stored.read(messages as readonly Message[], (m) => this.#fingerprint(m));
+      if (read === undefined) {
         warnOnce(
           'unresolved-reference',
           'a request refers to stored items (item_reference) this process never saw as replies; it is not checked',
         );
         return {};
       }
-      seen = { messages, fingerprints };
-      pairing(messages); // reads every entry once: an unreadable one is reported here, not half-way through
+      seen = read;
+      pairing(seen.messages); // reads every entry once: an unreadable one is reported here, not half-way through
     } catch (error) {
       return { violation: report(invalid(`the request could not be read: ${describeThrown(error)}`), reaction) };
     }
@@ -135,13 +136,13 @@ export class ImplicitLogs {
         const violation = report(reconstructionFailure(implied, seen, reaction.captureContent), reaction);
         return { violation, pending: this.#branch(seen, first, run, now, reaction.captureContent) };
       }
-      const violation = report(pairing(messages), reaction);
+      const violation = report(pairing(seen.messages), reaction);
       this.#extend(conversation, seen, offset, run, now, reaction.captureContent);
       return { violation, pending: this.#pending(conversation, seen) };
     }
 
     const found = rejoined(candidates, seen, reaction.captureContent) ?? lostReply(candidates, seen, run, reaction.captureContent);
-    const violation = report(found ?? pairing(messages), reaction);
+    const violation = report(found ?? pairing(seen.messages), reaction);
     return { violation, pending: this.#branch(seen, first, run, now, reaction.captureContent) };
   }
 
@@ -164,14 +165,12 @@ export class ImplicitLogs {
     return invented;
   }
 
-  /** A request entry's fingerprint; a reference to a stored reply item stands for that item. */
+  /** A request message's fingerprint (references are resolved before, by the stored replies). */
   #fingerprint(entry: unknown): Fingerprint {
     const slot = stableSlot(entry);
     // A message the seam reuses from request to request (it never changes): fingerprinted once.
     if (slot !== undefined) return (slot.fingerprint ??= fingerprintOf(entry, FINGERPRINT_OPTIONS));
-    const reference = referenceId(entry);
-    if (reference === undefined) return fingerprintOf(entry, FINGERPRINT_OPTIONS);
-    return this.#items.get(reference) ?? UNRESOLVED;
+    return fingerprintOf(entry, FINGERPRINT_OPTIONS);
   }
 
   #extend(conversation: Conversation, seen: Seen, offset: number, run: RunKey | undefined, now: number, captureContent: boolean): void {
@@ -201,7 +200,7 @@ export class ImplicitLogs {
     const expected = conversation.length;
     const prefill = endsInAssistant(seen) ? seen.messages[seen.messages.length - 1] : undefined;
     return {
-      reply: (messages, items) => {
+      reply: (messages, stored) => {
         if (conversation.length !== expected || conversation.lastRequest.replyObserved || messages.length === 0) return;
         const reply = prefill === undefined ? messages : [mergePrefill(prefill, messages[0]!), ...messages.slice(1)];
         if (prefill !== undefined) {
@@ -214,7 +213,7 @@ export class ImplicitLogs {
           conversation.sketches.push(storedSketch(message, false));
           this.#replies.set(fingerprint, true);
         }
-        for (const [id, message] of items ?? []) this.#items.set(id, fingerprintOf(message, FINGERPRINT_OPTIONS));
+        if (stored !== undefined) this.#stored.record(stored);
         conversation.lastRequest.replyObserved = true;
       },
     };
@@ -354,15 +353,6 @@ function pairing(messages: readonly Message[]): ViolationDetails | undefined {
     }
   }
   return undefined;
-}
-
-/** Marks a reference to an item this process never saw. */
-const UNRESOLVED = -1;
-
-function referenceId(entry: unknown): string | undefined {
-  if (typeof entry !== 'object' || entry === null) return undefined;
-  const e = entry as { type?: unknown; id?: unknown };
-  return e.type === 'item_reference' && typeof e.id === 'string' ? e.id : undefined;
 }
 
 function endsInAssistant(seen: Seen): boolean {
