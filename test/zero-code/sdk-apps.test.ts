@@ -180,7 +180,7 @@ describe.each([5, 6])('Vercel AI SDK %i, zero code (chat API, streamText)', (maj
 // Models often say something before a tool call ("Let me check."): one reply message made of a message item and a
 // function call item. AI SDK 6 and 7 then refer to the message item and re-send the call inline; AI SDK 5 refers to
 // both items; the openai app re-sends both as they came. Each form stands for the one message the model sent.
-describe.each([
+describe.each<{ app: string; env: Record<string, string>; name: string }>([
   { app: 'ai-sdk.mjs', env: { API: 'responses' }, name: 'AI SDK 7' },
   { app: 'ai-sdk.mjs', env: aiSdkEnv(6, 'responses'), name: 'AI SDK 6' },
   { app: 'ai-sdk.mjs', env: aiSdkEnv(5, 'responses'), name: 'AI SDK 5' },
