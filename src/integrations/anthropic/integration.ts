@@ -6,8 +6,15 @@ import { anthropicModelRequest } from './model-request';
 
 /** The npm package the Anthropic integration hooks; also its name in warnings and its ESM loader hook entry. */
 export const ANTHROPIC_MODULE = '@anthropic-ai/sdk';
-/** The versions whose client has `prepareOptions` with the semantics the hook relies on, tested in CI. */
-export const ANTHROPIC_SUPPORTED = '>=1.0.0 <2';
+/**
+ * The versions whose client has `prepareOptions` with the semantics the hook relies on, tested in CI.
+ * 0.12.4 is the first with that seam (0.12.3 and older have none: their requests cannot be checked
+ * before they are sent, and are reported once as outside this range). 0.x includes the 0.122 line
+ * `@langchain/anthropic` bundles. Below 0.50 the client calls node-fetch and has Messages under
+ * `client.beta` until 0.14; the seam, the request options and the retry path are the same.
+ * Tested: 0.12.4 and 0.122 (test/versions/), 1.x (the dev dependency).
+ */
+export const ANTHROPIC_SUPPORTED = '>=0.12.4 <2';
 
 /**
  * The `@anthropic-ai/sdk` client, checked at its `prepareOptions` seam once per

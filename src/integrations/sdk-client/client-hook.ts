@@ -16,6 +16,7 @@ import type { ModelRequest, ReplyFormat } from '../../request-path/model-request
 import { observeReply } from '../http/reply-reader';
 import { reportInternalError } from '../../telemetry/internal-error';
 import { warnOnce } from '../../telemetry/logger';
+import { readableByReplyReader } from './node-fetch-response';
 import type { RequestOptions } from './request-options';
 
 /**
@@ -122,7 +123,10 @@ function linkRequestInit(original: PrepareRequest): PrepareRequest {
   };
 }
 
-/** `fetchWithTimeout(url, init, ..., options?)`: the response is returned as it is; a clone of it is read for the reply. */
+/**
+ * `fetchWithTimeout(url, init, ..., options?)`: the response is returned as it is; a clone of it is read for
+ * the reply (a node-fetch clone, from the SDKs that still use it, without holding back the caller's branch).
+ */
 function readReplies(original: FetchWithTimeout): FetchWithTimeout {
   return async function fetchWithTimeout(this: unknown, url, init, ...rest) {
     const response = await original.call(this, url, init, ...rest);
@@ -130,7 +134,9 @@ function readReplies(original: FetchWithTimeout): FetchWithTimeout {
     const awaiting =
       (typeof init === 'object' && init !== null ? awaitingByInit.get(init) : undefined) ??
       (typeof options === 'object' && options !== null ? awaitingByOptions.get(options) : undefined);
-    if (awaiting) observeReply(response, awaiting.format, (reply) => awaiting.pending.reply(reply.messages, reply.items));
+    if (awaiting) {
+      observeReply(readableByReplyReader(response), awaiting.format, (reply) => awaiting.pending.reply(reply.messages, reply.items));
+    }
     return response;
   };
 }

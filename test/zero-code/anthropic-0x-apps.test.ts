@@ -1,0 +1,118 @@
+// Unmodified apps on @anthropic-ai/sdk 0.x, started with only the
+// `--require nous-session-invariant/register` line and exporting over OTLP, as
+// in sdk-apps.test.ts: a correct loop stays silent, each history bug is
+// reported once, with its kind, against the implicit conversation. The SDKs
+// are the real packages in test/versions/ (`.ci/run` installs them).
+
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeProvider, type FakeProvider } from '../support/fake-provider';
+import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver';
+import { PACKAGE_ROOT, runNode } from '../support/run-node';
+
+const LOWEST = 'test/versions/anthropic-0.12.4';
+const LANGCHAIN = 'test/versions/anthropic-0.122-langchain';
+
+let provider: FakeProvider;
+const receivers: OtlpReceiver[] = [];
+
+beforeAll(async () => {
+  provider = await startFakeProvider();
+});
+afterAll(async () => {
+  await provider.close();
+  await Promise.all(receivers.map((r) => r.close()));
+});
+
+/** Runs an app; returns the kinds of the violations it exported, its checks, the logs they were against, and its stderr. */
+async function runApp(app: string, env: Record<string, string>) {
+  const receiver = await startOtlpReceiver();
+  receivers.push(receiver);
+  const run = await runNode(['--require', 'nous-session-invariant/register', app], {
+    FAKE_PROVIDER_URL: provider.openaiBaseURL,
+    FAKE_ANTHROPIC_URL: provider.anthropicBaseURL,
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    ...env,
+  });
+  expect(run.stdout, run.stderr).toContain('agent done');
+  const violations = receiver.points('nous.session.invariant.violation');
+  const checks = receiver.points('nous.session.invariant.checks');
+  return {
+    kinds: violations.flatMap((p) => Array<string>(p.value).fill(p.attributes['nous.session.invariant.kind'] as string)).sort(),
+    checks: checks.reduce((n, p) => n + p.value, 0),
+    logs: [...new Set([...violations, ...checks].map((p) => p.attributes['nous.session.invariant.log']))],
+    stderr: run.stderr,
+  };
+}
+
+const FAULTS: Array<[fault: string, kind: string]> = [
+  ['drop-old-turn', 'missing_message'],
+  ['drop-last-reply', 'missing_message'],
+  ['duplicate', 'extra_message'],
+  ['rewrite-tool-result', 'missing_message'],
+  ['reorder', 'order'],
+  ['invent-reply', 'extra_message'],
+];
+
+describe.each([
+  { folder: LOWEST, sdk: '0.12.4' },
+  { folder: LANGCHAIN, sdk: '0.122.0' },
+])('@anthropic-ai/sdk $sdk, fixture installed', ({ folder, sdk }) => {
+  it.concurrent('has its fixture installed (.ci/run does npm ci there)', () => {
+    expect(existsSync(join(PACKAGE_ROOT, folder, 'node_modules/@anthropic-ai/sdk/package.json'))).toBe(true);
+    expect(sdk).toMatch(/^0\./);
+  });
+});
+
+describe('@anthropic-ai/sdk 0.12.4 (client.beta.messages, node-fetch), zero code', () => {
+  const app = `${LOWEST}/beta-messages.cjs`;
+  it.concurrent('a correct tool loop stays silent, every request checked against the implicit log, with no warning', async () => {
+    const result = await runApp(app, {});
+    expect(result.kinds).toEqual([]);
+    expect(result.checks).toBe(10);
+    expect(result.logs).toEqual(['implicit']);
+    expect(result.stderr).not.toContain('outside the supported range');
+  });
+
+  it.concurrent.each(FAULTS)('%s is reported once as %s', async (fault, kind) => {
+    expect((await runApp(app, { FAULT: fault })).kinds).toEqual([kind]);
+  });
+});
+
+describe.each(['0', '1'])('@anthropic-ai/sdk 0.122, the Messages app of sdk-apps.test.ts, zero code (stream %s)', (stream) => {
+  const env = { SDK_ROOT: LANGCHAIN, STREAM: stream };
+  it.concurrent(
+    'a correct tool loop with moving cache_control markers and a prefill stays silent, checked by the client hook',
+    async () => {
+      const result = await runApp('test/fixtures/zero-code/anthropic-messages.cjs', env);
+      expect(result.kinds).toEqual([]);
+      expect(result.checks).toBe(12);
+      expect(result.logs).toEqual(['implicit']);
+      // Checked by the client hook (which can throw in strict mode), not left to the fetch seam as an unsupported version.
+      expect(result.stderr).not.toContain('outside the supported range');
+    },
+  );
+
+  // The faults once, streamed (sdk-apps.test.ts runs both ways on 1.x, whose client is this one's).
+  it.concurrent.each(stream === '1' ? FAULTS : [])('%s is reported once as %s', async (fault, kind) => {
+    expect((await runApp('test/fixtures/zero-code/anthropic-messages.cjs', { ...env, FAULT: fault })).kinds).toEqual([kind]);
+  });
+});
+
+describe.each(['0', '1'])('LangChain.js on ChatAnthropic (@langchain/anthropic 1.5, SDK 0.122), zero code (stream %s)', (stream) => {
+  const app = `${LANGCHAIN}/chat-anthropic.cjs`;
+  it.concurrent('a correct tool loop stays silent, every request checked by the client hook against the implicit log', async () => {
+    const result = await runApp(app, { STREAM: stream });
+    expect(result.kinds).toEqual([]);
+    expect(result.checks).toBe(10);
+    expect(result.logs).toEqual(['implicit']);
+    expect(result.stderr).not.toContain('outside the supported range');
+  });
+
+  // The faults once, not streamed: the app's history is the same either way, and loading LangChain is the slow part.
+  it.concurrent.each(stream === '0' ? FAULTS : [])('%s is reported once as %s', async (fault, kind) => {
+    expect((await runApp(app, { STREAM: stream, FAULT: fault })).kinds).toEqual([kind]);
+  });
+});
