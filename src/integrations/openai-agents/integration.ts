@@ -6,7 +6,7 @@ import { InstrumentationNodeModuleDefinition, InstrumentationNodeModuleFile } fr
 import { rewrap, unwrapIfWrapped, type Integration, type Patcher } from '../../instrumentation/integration';
 import { isSupportedVersion } from '../../instrumentation/supported-version';
 import { addRunResolver } from '../../request-path/run';
-import { wrapApplyFilter, wrapGetResponse, wrapGetStreamed } from './model-call';
+import { wrapApplyFilter, wrapExecuteHandoffCalls, wrapGetResponse, wrapGetStreamed } from './model-call';
 import { AGENTS_CORE_MODULE, AGENTS_CORE_SUPPORTED } from './supported';
 import { setRecording } from './turn-recorder';
 
@@ -19,6 +19,7 @@ const PATCHED_FILES: ReadonlyArray<[file: string, wrappers: ReadonlyArray<[name:
     ],
   ],
   ['dist/runner/conversation', [['applyCallModelInputFilter', wrapApplyFilter as (original: never) => unknown]]],
+  ['dist/runner/toolExecution', [['executeHandoffCalls', wrapExecuteHandoffCalls as (original: never) => unknown]]],
 ];
 
 function definition(patcher: Patcher): InstrumentationNodeModuleDefinition {
@@ -48,9 +49,9 @@ function definition(patcher: Patcher): InstrumentationNodeModuleDefinition {
         AGENTS_CORE_MODULE,
         version,
         AGENTS_CORE_SUPPORTED,
-        'its turns are not recorded, and requests are not checked against logs that back an AgentsLogSession',
+        'its runs are neither recorded nor checked against logs that back an AgentsLogSession (said once; requests with no bound log are still checked against the implicit log)',
       );
-      setRecording(supported);
+      setRecording(supported, !supported);
       const getCurrentTrace = exports.getCurrentTrace;
       if (supported && typeof getCurrentTrace === 'function') {
         removeResolver?.();
