@@ -11,6 +11,7 @@ import { CHECKS_METRIC } from '../src/telemetry/semconv';
 import { VIOLATION_METRIC, withSession, type Message } from '../src/index';
 import { AgentsLogSession } from '../src/openai-agents';
 import { useInstrumentedProvider } from './support/instrumented';
+import { runNode } from './support/run-node';
 
 type AgentsModule = typeof import('@openai/agents');
 type Item = { type?: string; role?: string; content?: unknown };
@@ -204,5 +205,54 @@ describe('handoff input filters', () => {
     expect(afterHandoff.some((item) => item.type === 'function_call' && (item as { name?: string }).name === 'transfer_to_weather')).toBe(
       false,
     );
+  });
+});
+
+// An ES module app under --import: the filters' patches hold in the ESM copy of the runner too.
+const ESM_APP = `
+import * as agents from '@openai/agents';
+import { removeAllTools } from '@openai/agents-core/extensions';
+import OpenAI from 'openai';
+import { withSession } from 'nous-session-invariant';
+import { AgentsLogSession } from 'nous-session-invariant/openai-agents';
+agents.setTracingDisabled(true);
+agents.setDefaultOpenAIClient(new OpenAI({ apiKey: 'k', baseURL: process.env.FAKE_PROVIDER_URL, maxRetries: 0 }));
+agents.setOpenAIAPI('responses');
+const parameters = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false };
+const getWeather = agents.tool({ name: 'get_weather', description: 'w', parameters, strict: true, execute: async () => 'rain' });
+const weather = new agents.Agent({ name: 'weather', instructions: 'w', model: 'gpt-test', tools: [getWeather] });
+const handoffs = [agents.handoff(weather, { inputFilter: removeAllTools })];
+const triage = new agents.Agent({ name: 'triage', instructions: 't', model: 'gpt-test', handoffs });
+const redact = (i) => (i.role === 'user' ? { ...i, content: '[redacted]' } : i);
+const callModelInputFilter = ({ modelData }) => ({ ...modelData, input: modelData.input.map(redact) });
+const session = new AgentsLogSession();
+for (const q of ['Umbrella?', 'And tomorrow?']) {
+  await withSession(session.log, () => agents.run(triage, q, { session, callModelInputFilter }), { mode: 'strict' });
+}
+const shape = (m) => m.role + (m.toolCalls?.length ? ':' + m.toolCalls[0].name : '') + (m.role === 'user' ? ':' + m.content : '');
+console.log(JSON.stringify(session.log.deriveMessages().map(shape)));
+`;
+
+describe('in an ES module app', () => {
+  it('a redacting callModelInputFilter and removeAllTools on a handoff, strict, under --import: the log is the run, in order', async () => {
+    const run = await runNode(['--import', 'nous-session-invariant/register', '--input-type=module', '-e', ESM_APP], {
+      NODE_ENV: 'test',
+      OPENAI_AGENTS_DISABLE_TRACING: '1',
+      FAKE_PROVIDER_URL: suite.server.openaiBaseURL,
+      OTEL_TRACES_EXPORTER: 'none',
+      OTEL_METRICS_EXPORTER: 'none',
+      OTEL_LOGS_EXPORTER: 'none',
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).not.toMatch(/violation/);
+    const oneRun = (question: string) => [
+      `user:${question}`,
+      'assistant:transfer_to_weather',
+      'tool',
+      'assistant:get_weather',
+      'tool',
+      'assistant',
+    ];
+    expect(JSON.parse(run.stdout.trim().split('\n').at(-1)!)).toEqual([...oneRun('Umbrella?'), ...oneRun('And tomorrow?')]);
   });
 });
