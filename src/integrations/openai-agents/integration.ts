@@ -1,5 +1,5 @@
-// The OpenAI Agents SDK: the runner's model call and its input filter,
-// patched for the turn recorder (the `openai` integration checks the
+// The OpenAI Agents SDK: the runner's model call, its input filter and its
+// handoffs (and their input filters), patched for the turn recorder (the `openai` integration checks the
 // requests themselves), and the SDK's trace as the run a request belongs to.
 
 import { InstrumentationNodeModuleDefinition, InstrumentationNodeModuleFile } from '@opentelemetry/instrumentation';
@@ -71,7 +71,7 @@ function definition(patcher: Patcher): InstrumentationNodeModuleDefinition {
 
 /**
  * The OpenAI Agents SDK (`@openai/agents-core`): patches the runner's model
- * call and its input filter for the turn recorder, and makes the SDK's current
+ * call, its input filter and its handoffs for the turn recorder, and makes the SDK's current
  * trace the run a request belongs to (docs/behaviour.md §8.3). The requests
  * themselves are checked by the `openai` integration. Pinned to the tested
  * minors, because the patched functions live in internal files.
