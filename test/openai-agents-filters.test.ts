@@ -256,3 +256,53 @@ describe('in an ES module app', () => {
     expect(JSON.parse(run.stdout.trim().split('\n').at(-1)!)).toEqual([...oneRun('Umbrella?'), ...oneRun('And tomorrow?')]);
   });
 });
+
+// Zero code: an unmodified app whose callModelInputFilter drops old tool results. The implicit log follows the
+// run's unfiltered history; the filtered request is a view of it, not a conversation that lost a message.
+const ZERO_CODE_APP = `
+const agents = require('@openai/agents');
+const OpenAI = require('openai');
+agents.setTracingDisabled(true);
+agents.setDefaultOpenAIClient(new OpenAI({ apiKey: 'k', baseURL: process.env.FAKE_PROVIDER_URL, maxRetries: 0 }));
+agents.setOpenAIAPI('responses');
+const parameters = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false };
+const getWeather = agents.tool({ name: 'get_weather', description: 'w', parameters, strict: true, execute: async () => 'rain' });
+const agent = new agents.Agent({ name: 'weather', instructions: 'w', model: 'gpt-test', tools: [getWeather] });
+const callModelInputFilter = ({ modelData }) => {
+  const last = modelData.input.map((i) => i.type).lastIndexOf('function_call_result');
+  return { ...modelData, input: modelData.input.filter((i, k) => i.type !== 'function_call_result' || k === last) };
+};
+(async () => {
+  let history = [];
+  for (const [turn, q] of ['Umbrella?', 'And tomorrow?', 'And Sunday?'].entries()) {
+    // FAULT=drop-answer: the app loses the first run's answer from the history it hands the third run.
+    const kept = process.env.FAULT === 'drop-answer' && turn === 2 ? history.filter((_, k) => k !== 3) : history;
+    history = (await agents.run(agent, [...kept, { role: 'user', content: q }], { callModelInputFilter })).history;
+  }
+  console.log('agent done');
+})();
+`;
+
+describe('callModelInputFilter with zero code', () => {
+  const runApp = (env: Record<string, string>) =>
+    runNode(['--require', 'nous-session-invariant/register', '-e', ZERO_CODE_APP], {
+      FAKE_PROVIDER_URL: suite.server.openaiBaseURL,
+      OTEL_TRACES_EXPORTER: 'none',
+      OTEL_METRICS_EXPORTER: 'none',
+      OTEL_LOGS_EXPORTER: 'none',
+      ...env,
+    });
+
+  it('a filter that drops old tool results raises no violation against the implicit log', async () => {
+    const run = await runApp({});
+    expect(run.stdout, run.stderr).toContain('agent done');
+    expect(run.stderr).not.toMatch(/violation/);
+  });
+
+  it("the app's own history bug is still reported", async () => {
+    const run = await runApp({ FAULT: 'drop-answer' });
+    expect(run.stdout, run.stderr).toContain('agent done');
+    expect(run.stderr.match(/session invariant violation/g)).toHaveLength(1);
+    expect(run.stderr).toMatch(/missing_message/);
+  });
+});

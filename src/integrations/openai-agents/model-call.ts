@@ -12,9 +12,10 @@
 import { context } from '@opentelemetry/api';
 import type { Message } from '../../invariant/messages';
 import { getActiveSession, withSession } from '../../invariant/session-binding';
+import { checkModelRequest, type PendingReply } from '../../request-path/check-request';
 import { contained } from '../../telemetry/internal-error';
 import { fromAgentItems } from './adapter';
-import { inRecordedModelCall, recordHandoff, recordTurnInput, recordTurnOutput, viewBinding } from './turn-recorder';
+import { inRecordedModelCall, recordHandoff, recordTurnInput, recordTurnOutput, uncheckedView, viewBinding } from './turn-recorder';
 
 type ModelRequest = { input?: unknown };
 type GetResponse = (model: unknown, request: ModelRequest, ...rest: unknown[]) => Promise<{ output?: unknown }>;
@@ -44,26 +45,62 @@ const WHERE = 'Agents SDK turn recorder';
  * up with the log. Their model call records nothing: the filter's input was
  * recorded.
  */
-const filteredInputs = new WeakMap<object, { aligned: boolean }>();
+const filteredInputs = new WeakMap<object, { aligned: boolean; unfiltered: unknown; instructions: unknown }>();
+
+/** How to run one model call, and where its reply goes when the call itself reports it. */
+interface CallPlan {
+  run: <T>(fn: () => T) => T;
+  pending?: PendingReply | undefined;
+}
+
+const SEAM = { name: 'Agents SDK model call', mayThrow: true };
 
 /**
  * Before a model call: records its input, unless it is a filter's output,
  * and returns how to run the call: as a model call of a patched runner
  * (checked against the bound log), or, when the model is sent a view of the
- * log, with that view bound for the check.
+ * log, with that view bound for the check. With no bound log, a call sent a
+ * `callModelInputFilter`'s output is checked against the implicit log by its
+ * unfiltered input (the conversation the run has; the filter's output is a
+ * view of it), and the request itself is not checked again. Throws only a
+ * strict-mode violation.
  */
-function beforeCall(input: unknown): <T>(fn: () => T) => T {
+function beforeCall(input: unknown, model: unknown): CallPlan {
   const filtered = input !== null && typeof input === 'object' ? filteredInputs.get(input) : undefined;
+  const session = getActiveSession();
+  if (filtered && !session) {
+    const messages = contained(WHERE, () => unfilteredRequest(filtered.unfiltered, filtered.instructions), undefined);
+    if (messages === undefined) return { run: inRecordedModelCall };
+    const modelName = (model as { model?: unknown } | null)?.model;
+    const pending = checkModelRequest(
+      { provider: 'openai', model: typeof modelName === 'string' ? modelName : undefined, messages },
+      {},
+      SEAM,
+    );
+    return { run: (fn) => inRecordedModelCall(() => withSession(uncheckedView(), fn)), pending };
+  }
   let view: Message[] | undefined;
   if (filtered) {
     if (filtered.aligned) view = contained(WHERE, () => fromAgentItems(input as unknown[]), undefined);
   } else {
     view = contained(WHERE, () => recordTurnInput(input).view, undefined);
   }
-  const session = getActiveSession();
   const viewLog = view && session ? contained(WHERE, () => viewBinding(view), undefined) : undefined;
-  if (!viewLog || !session) return inRecordedModelCall;
-  return (fn) => inRecordedModelCall(() => withSession(viewLog, fn, { mode: session.mode, agentName: session.agentName }));
+  if (!viewLog || !session) return { run: inRecordedModelCall };
+  return { run: (fn) => inRecordedModelCall(() => withSession(viewLog, fn, { mode: session.mode, agentName: session.agentName })) };
+}
+
+/** The request the runner would have sent without its `callModelInputFilter`, as the Responses adapter reads one. */
+function unfilteredRequest(unfiltered: unknown, instructions: unknown): Message[] | undefined {
+  if (!Array.isArray(unfiltered)) return undefined;
+  const system: Message[] = typeof instructions === 'string' && instructions !== '' ? [{ role: 'system', content: instructions }] : [];
+  return [...system, ...fromAgentItems(unfiltered)];
+}
+
+/** After the call: the model's output items, to the call's own pending reply and to the turn recorder. */
+function afterCall(plan: CallPlan, output: unknown): void {
+  if (plan.pending && Array.isArray(output)) plan.pending.reply(fromAgentItems(output));
+  recordTurnOutput(output);
 }
 
 /**
@@ -75,9 +112,9 @@ function beforeCall(input: unknown): <T>(fn: () => T) => T {
  */
 export function wrapGetResponse(original: GetResponse): GetResponse {
   return async function getResponseWithRetry(this: unknown, model, request, ...rest) {
-    const run = beforeCall(request?.input);
-    const response = await run(() => original.call(this, model, request, ...rest));
-    contained(WHERE, () => recordTurnOutput(response?.output), undefined);
+    const plan = beforeCall(request?.input, model);
+    const response = await plan.run(() => original.call(this, model, request, ...rest));
+    contained(WHERE, () => afterCall(plan, response?.output), undefined);
     return response;
   };
 }
@@ -90,14 +127,14 @@ export function wrapGetResponse(original: GetResponse): GetResponse {
  */
 export function wrapGetStreamed(original: GetStreamed): GetStreamed {
   return async function* getStreamedResponseWithRetry(this: unknown, model, request, ...rest) {
-    const run = beforeCall(request?.input);
+    const plan = beforeCall(request?.input, model);
     const active = context.active();
-    const iterator = run(() => original.call(this, model, request, ...rest)[Symbol.asyncIterator]());
-    const step = () => context.with(active, () => run(() => iterator.next()));
+    const iterator = plan.run(() => original.call(this, model, request, ...rest)[Symbol.asyncIterator]());
+    const step = () => context.with(active, () => plan.run(() => iterator.next()));
     try {
       for (let next = await step(); !next.done; next = await step()) {
         const e = next.value as { type?: unknown; response?: { output?: unknown } };
-        if (e?.type === 'response_done') contained(WHERE, () => recordTurnOutput(e.response?.output), undefined);
+        if (e?.type === 'response_done') contained(WHERE, () => afterCall(plan, e.response?.output), undefined);
         yield next.value;
       }
     } finally {
@@ -115,7 +152,9 @@ export function wrapApplyFilter(original: ApplyFilter): ApplyFilter {
     const recorded = filter ? contained(WHERE, () => recordTurnInput(inputItems), undefined) : undefined;
     const result = await original.call(this, agent, filter, context, inputItems, ...rest);
     const input = result?.modelInput?.input;
-    if (recorded && input !== null && typeof input === 'object') filteredInputs.set(input, { aligned: recorded.aligned });
+    if (filter && input !== null && typeof input === 'object') {
+      filteredInputs.set(input, { aligned: recorded?.aligned ?? false, unfiltered: inputItems, instructions: rest[0] });
+    }
     return result;
   };
 }

@@ -256,6 +256,22 @@ export function viewBinding(view: readonly Message[]): SessionLog | undefined {
 }
 
 /**
+ * Logs bound around a model call whose request was already checked another
+ * way (its unfiltered input, against the implicit log): the request itself
+ * is skipped, silently.
+ */
+const uncheckedViews = new WeakSet<SessionLog>();
+
+/** A log to bind around a model call so that its request is not checked again (see `uncheckedViews`). */
+export function uncheckedView(): SessionLog {
+  const log = new SessionLog();
+  uncheckedViews.add(log);
+  return log;
+}
+
+addLogGuard((log) => (uncheckedViews.has(log) ? '' : undefined));
+
+/**
  * Messages the runner handed `addItems` that the recorder did not append and
  * that stand before something it did: appending them now would record an
  * order the run did not have, so they are left out, with one warning.
