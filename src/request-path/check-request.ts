@@ -89,7 +89,8 @@ export function checkModelRequest(request: ModelRequest, call: CallOptions, seam
       if (log !== undefined) {
         const unchecked = uncheckedReason(log);
         if (unchecked !== undefined) {
-          warnOnce(`unchecked:${unchecked}`, unchecked);
+          // An empty reason was already given once, where it arose.
+          if (unchecked !== '') warnOnce(`unchecked:${unchecked}`, unchecked);
           return undefined;
         }
         actOnCheck(check(log, request.messages as readonly Message[]), reaction);

@@ -15,7 +15,7 @@ export function addLogGuard(guard: Guard): () => void {
   return () => guards.delete(guard);
 }
 
-/** Why `log` is not checked now, if it is not. */
+/** Why `log` is not checked now, if it is not (`''`: a reason already said once where it arose). */
 export function uncheckedReason(log: SessionLog): string | undefined {
   for (const guard of guards) {
     const reason = guard(log);

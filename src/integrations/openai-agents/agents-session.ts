@@ -5,7 +5,7 @@ import { SessionLog } from '../../log/session-log';
 import { messagesMatch } from '../../invariant/message-equality';
 import { newSessionId } from '../../history/fork';
 import { fromAgentItems, toAgentItems, type AgentsItem } from './adapter';
-import { recordTurnsInto, takePending } from './turn-recorder';
+import { recordTurnsInto, startRun, takePending, warnSkippedOutOfOrder } from './turn-recorder';
 
 /**
  * An OpenAI Agents SDK `Session` whose history is a `SessionLog`: the runner
@@ -38,21 +38,42 @@ export class AgentsLogSession {
 
   /** The fold as Agents SDK items; the last `limit` when given. */
   async getItems(limit?: number): Promise<AgentsItem[]> {
+    startRun(this.log);
     const items = toAgentItems(this.log.deriveMessages());
     return limit === undefined ? items : items.slice(Math.max(0, items.length - limit));
   }
 
-  /** Appends the run's items, skipping those the turn recorder already appended in order. */
+  /**
+   * Appends the run's items that the turn recorder did not already append.
+   * Those it did are matched in order; an item the recorder has no match for
+   * is appended only if it comes after everything matched (the run's last
+   * tool results, say). One that stands before a matched item is left out,
+   * with one warning: appending it now would record an order the run did not
+   * have. The runner saves the filtered input when a `callModelInputFilter`
+   * rewrote it, while the recorder has the run's own.
+   */
   async addItems(items: unknown[]): Promise<void> {
     const pending = takePending(this.log);
+    const messages = fromAgentItems(items);
+    const matched: boolean[] = [];
     let next = 0;
-    for (const message of fromAgentItems(items)) {
-      if (next < pending.length && messagesMatch(message, pending[next]!)) {
-        next++;
-        continue;
+    let last = -1;
+    for (const [i, message] of messages.entries()) {
+      let j = next;
+      while (j < pending.length && !messagesMatch(message, pending[j]!)) j++;
+      matched.push(j < pending.length);
+      if (j < pending.length) {
+        next = j + 1;
+        last = i;
       }
-      appendOrWarn(this.log, message, 'AgentsLogSession.addItems');
     }
+    let skipped = 0;
+    for (const [i, message] of messages.entries()) {
+      if (matched[i]) continue;
+      if (i < last) skipped++;
+      else appendOrWarn(this.log, message, 'AgentsLogSession.addItems');
+    }
+    if (skipped > 0) warnSkippedOutOfOrder(skipped);
   }
 
   /** The log is append-only: use `fork`/`rewind` for an earlier state. */

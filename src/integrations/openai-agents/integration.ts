@@ -1,12 +1,12 @@
-// The OpenAI Agents SDK: the runner's model call and its input filter,
-// patched for the turn recorder (the `openai` integration checks the
+// The OpenAI Agents SDK: the runner's model call, its input filter and its
+// handoffs (and their input filters), patched for the turn recorder (the `openai` integration checks the
 // requests themselves), and the SDK's trace as the run a request belongs to.
 
 import { InstrumentationNodeModuleDefinition, InstrumentationNodeModuleFile } from '@opentelemetry/instrumentation';
 import { rewrap, unwrapIfWrapped, type Integration, type Patcher } from '../../instrumentation/integration';
 import { isSupportedVersion } from '../../instrumentation/supported-version';
 import { addRunResolver } from '../../request-path/run';
-import { wrapApplyFilter, wrapGetResponse, wrapGetStreamed } from './model-call';
+import { wrapApplyFilter, wrapExecuteHandoffCalls, wrapGetResponse, wrapGetStreamed } from './model-call';
 import { AGENTS_CORE_MODULE, AGENTS_CORE_SUPPORTED } from './supported';
 import { setRecording } from './turn-recorder';
 
@@ -19,6 +19,7 @@ const PATCHED_FILES: ReadonlyArray<[file: string, wrappers: ReadonlyArray<[name:
     ],
   ],
   ['dist/runner/conversation', [['applyCallModelInputFilter', wrapApplyFilter as (original: never) => unknown]]],
+  ['dist/runner/toolExecution', [['executeHandoffCalls', wrapExecuteHandoffCalls as (original: never) => unknown]]],
 ];
 
 function definition(patcher: Patcher): InstrumentationNodeModuleDefinition {
@@ -48,9 +49,9 @@ function definition(patcher: Patcher): InstrumentationNodeModuleDefinition {
         AGENTS_CORE_MODULE,
         version,
         AGENTS_CORE_SUPPORTED,
-        'its turns are not recorded, and requests are not checked against logs that back an AgentsLogSession',
+        'its runs are neither recorded nor checked against logs that back an AgentsLogSession (said once; requests with no bound log are still checked against the implicit log)',
       );
-      setRecording(supported);
+      setRecording(supported, !supported);
       const getCurrentTrace = exports.getCurrentTrace;
       if (supported && typeof getCurrentTrace === 'function') {
         removeResolver?.();
@@ -70,7 +71,7 @@ function definition(patcher: Patcher): InstrumentationNodeModuleDefinition {
 
 /**
  * The OpenAI Agents SDK (`@openai/agents-core`): patches the runner's model
- * call and its input filter for the turn recorder, and makes the SDK's current
+ * call, its input filter and its handoffs for the turn recorder, and makes the SDK's current
  * trace the run a request belongs to (docs/behaviour.md §8.3). The requests
  * themselves are checked by the `openai` integration. Pinned to the tested
  * minors, because the patched functions live in internal files.
