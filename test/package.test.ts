@@ -42,7 +42,7 @@ describe('package', () => {
     }
   });
 
-  it.each(['', '/instrumentation', '/adapters', '/ai-sdk', '/openai-agents', '/history'])(
+  it.each(['', '/instrumentation', '/adapters', '/ai-sdk', '/openai-agents', '/langchain', '/history'])(
     'nous-session-invariant%s: import and require see the same names',
     (subpath) => {
       const names = (code: string[]) => JSON.parse(node(code)) as string[];
