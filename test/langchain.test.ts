@@ -194,6 +194,19 @@ describe('ChatOpenAI in a hand-written tool loop, recorded with appendLangChainM
     expect(suite.server.received.length).toBe(sent);
   });
 
+  it("a strict violation is not retried by ChatOpenAI's retry logic (default maxRetries): one check, thrown at once", async () => {
+    const log = new SessionLog();
+    appendLangChainMessages(log, [new lc.messages.HumanMessage('Umbrella in Lisbon?')]);
+    const retrying = new lc.ChatOpenAI({ model: 'gpt-test', apiKey: 'test-key', configuration: { baseURL: suite.server.openaiBaseURL } });
+    const checks = async () => (await suite.env.otel.points(CHECKS_METRIC)).reduce((n, p) => n + p.value, 0);
+    const before = await checks();
+    const started = Date.now();
+    const run = withSession(log, () => retrying.invoke([new lc.messages.HumanMessage('Something else')]), { mode: 'strict' });
+    await expect(run).rejects.toBeInstanceOf(SessionInvariantViolation);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect((await checks()) - before).toBe(1);
+  });
+
   it.each(FAULTS)('%s is caught as %s', async (fault, kind) => {
     const result = await measure(() => chatLoop(new SessionLog(), fault));
     expect(Object.keys(result.kinds)).toEqual([kind]);

@@ -77,8 +77,14 @@ export class SessionInvariantViolation extends Error {
   constructor(details: ViolationDetails) {
     super(`session invariant violated: ${describeViolation(details)}`);
     this.details = details;
+    // Sending the same request again cannot pass: frameworks that retry failed model calls (LangChain reads this
+    // registered symbol) must give up at once instead of retrying a strict violation for minutes.
+    Object.defineProperty(this, NOT_RETRYABLE, { value: false, configurable: true });
   }
 }
+
+/** The registered symbol LangChain.js reads on an error to decide whether a model call may be retried. */
+const NOT_RETRYABLE = Symbol.for('langchain.errors.retryable');
 
 /** One line, no message content: safe for logs. */
 export function describeViolation(details: ViolationDetails): string {
