@@ -12,6 +12,7 @@ import { SessionInvariantViolation, SessionLog, VIOLATION_METRIC, messagesMatch,
 import { fromOpenAIChat } from '../src/adapters';
 import { appendLangChainMessages, sessionLogHooks, sessionLogMiddleware, toLangChainMessages } from '../src/langchain';
 import { useInstrumentedProvider } from './support/instrumented';
+import { FAULTS } from './support/faults';
 
 const FIXTURE = join(__dirname, 'fixtures/langchain');
 const load = createRequire(join(FIXTURE, 'package.json'));
@@ -109,15 +110,6 @@ function expectFoldWasSent(log: SessionLog): void {
   sent.forEach((m, i) => expect(messagesMatch(m, fold[i]!), `message ${i}`).toBe(true));
   expect(fold.at(-1)!.role).toBe('assistant');
 }
-
-const FAULTS: Array<[fault: string, kind: string]> = [
-  ['drop-old-turn', 'missing_message'],
-  ['drop-last-reply', 'missing_message'],
-  ['duplicate', 'extra_message'],
-  ['rewrite-tool-result', 'missing_message'],
-  ['reorder', 'order'],
-  ['invent-reply', 'extra_message'],
-];
 
 it('has its fixture installed (.ci/run does npm ci there)', () => {
   expect(existsSync(join(FIXTURE, 'node_modules/@langchain/openai/package.json'))).toBe(true);

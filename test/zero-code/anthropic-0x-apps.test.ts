@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeProvider, type FakeProvider } from '../support/fake-provider';
 import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver';
 import { PACKAGE_ROOT, runNode } from '../support/run-node';
+import { FAULTS } from '../support/faults';
 
 const LOWEST = 'test/versions/anthropic-0.12.4';
 const LANGCHAIN = 'test/versions/anthropic-0.122-langchain';
@@ -46,15 +47,6 @@ async function runApp(app: string, env: Record<string, string>) {
     stderr: run.stderr,
   };
 }
-
-const FAULTS: Array<[fault: string, kind: string]> = [
-  ['drop-old-turn', 'missing_message'],
-  ['drop-last-reply', 'missing_message'],
-  ['duplicate', 'extra_message'],
-  ['rewrite-tool-result', 'missing_message'],
-  ['reorder', 'order'],
-  ['invent-reply', 'extra_message'],
-];
 
 describe.each([
   { folder: LOWEST, sdk: '0.12.4' },

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeProvider, type FakeProvider } from '../support/fake-provider';
 import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver';
 import { PACKAGE_ROOT, runNode } from '../support/run-node';
+import { FAULTS } from '../support/faults';
 
 let provider: FakeProvider;
 /** A provider whose Responses tool calls come after a short text item. */
@@ -50,15 +51,6 @@ async function runApp(app: string, env: Record<string, string>): Promise<{ kinds
     ],
   };
 }
-
-const FAULTS: Array<[fault: string, kind: string]> = [
-  ['drop-old-turn', 'missing_message'],
-  ['drop-last-reply', 'missing_message'],
-  ['duplicate', 'extra_message'],
-  ['rewrite-tool-result', 'missing_message'],
-  ['reorder', 'order'],
-  ['invent-reply', 'extra_message'],
-];
 
 describe.each([
   { app: 'openai-chat.cjs', stream: '0' },
