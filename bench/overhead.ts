@@ -8,7 +8,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
-import { metrics, trace } from '@opentelemetry/api';
+import { context, metrics, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader, AggregationTemporality } from '@opentelemetry/sdk-metrics';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { SessionInvariantInstrumentation } from '../src/instrumentation';
@@ -47,6 +48,10 @@ async function main(): Promise<void> {
       }),
     ],
   });
+  // withSession binds through the OpenTelemetry context: without a context
+  // manager (register() or NodeSDK installs one) nothing is bound, and the
+  // 'bound' side would take the implicit log's path instead.
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   trace.setGlobalTracerProvider(tracerProvider);
   metrics.setGlobalMeterProvider(meterProvider);
   const instrumentation = new SessionInvariantInstrumentation({ mode: 'warn' });

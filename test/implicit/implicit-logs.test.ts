@@ -3,6 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { heapSnapshot, occurrencesBetween } from '../support/heap';
 import type { Message } from '../../src/index';
+import { Conversation } from '../../src/request-path/implicit/conversation';
+import { ConversationStore } from '../../src/request-path/implicit/conversation-store';
 import { implicitHarness } from '../support/implicit-harness';
 
 const sys = (content = 'You are helpful.'): Message => ({ role: 'system', content });
@@ -232,6 +234,20 @@ describe('implicit log: bounds', () => {
     for (let i = 0; i < 5; i++) h.send([user(`conversation ${i}`)]);
     expect(h.logs.size).toBe(3);
     expect(h.evictions).toEqual(['capacity', 'capacity']);
+  });
+
+  it('compares the most recently used conversations that start alike, however many share a start and a clock tick', () => {
+    const store = new ConversationStore({ maxConversations: 1000, idleTimeoutMs: 1000 }, () => {});
+    const kept = Array.from(
+      { length: 500 },
+      (_, i) => new Conversation([1, i], [], 1, 0, { run: undefined, length: 2, prefill: false, replyObserved: true }),
+    );
+    for (const conversation of kept) store.add(conversation);
+    store.touch(kept[0]!, 0);
+    const found = store.candidates(1, 0, 32);
+    expect(found[0]).toBe(kept[0]);
+    expect(found.slice(1)).toEqual(kept.slice(-31).reverse());
+    expect(store.candidates(2, 0, 32)).toEqual([]);
   });
 
   it('drops idle conversations', () => {

@@ -1,7 +1,11 @@
 // Reading the model's reply from an HTTP response without touching what the
-// caller gets: from a clone of the response (the body is teed), read in the
-// background, bounded in size, every failure swallowed. A reply that cannot
-// be read is simply not observed, and the next request supplies it.
+// caller gets, bounded in size, every failure swallowed. A reply that cannot
+// be read is simply not observed, and the next request supplies it. Two ways:
+// from a clone of the response (the body is teed), read in the background,
+// for a caller whose way of reading the body is not known (the fetch seam);
+// or, for a JSON body read by a client known to read it whole with `text()`
+// or `json()` (the SDK client hook), from that read itself, which costs no
+// second branch of the body and sees the reply before the caller does.
 
 import type { ReplyFormat } from '../../request-path/model-request';
 import { reportInternalError } from '../../telemetry/internal-error';
@@ -19,6 +23,81 @@ export interface ResponseLike {
   body: ReadableStream<Uint8Array> | null;
 }
 
+/** The body reads `observeReplyAsRead` takes the reply from, and the JSON value each one's result is. */
+const BODY_READS = {
+  text: (text: unknown): unknown => (typeof text === 'string' && text.length <= MAX_REPLY_BYTES ? JSON.parse(text) : undefined),
+  json: (body: unknown): unknown => body,
+} as const;
+
+/**
+ * Hands the reply in `response` to `onReply` as its caller reads it: a JSON
+ * body from the caller's own `text()` or `json()` (once it resolves, before
+ * the caller's continuation runs), so the body is neither teed nor read
+ * twice; a stream of server-sent events, which the caller reads piece by
+ * piece, from a clone as `observeReply` does. The two reads are shadowed on
+ * the response itself (non-enumerable own properties) that call the
+ * originals and return what they return. A caller that reads the body some
+ * other way leaves the reply unobserved. `cloneable` prepares the response
+ * for cloning (a node-fetch response, see sdk-client/node-fetch-response.ts).
+ * Returns at once; never throws.
+ */
+export function observeReplyAsRead(
+  response: unknown,
+  format: ReplyFormat,
+  onReply: (reply: Reply) => void,
+  cloneable: (response: unknown) => unknown = (same) => same,
+): void {
+  try {
+    const r = response as ResponseLike & Record<string, unknown>;
+    if (!r || r.ok !== true || typeof r.headers?.get !== 'function') return;
+    if (isEventStream(r)) return observeReply(cloneable(response), format, onReply);
+    if (Number(r.headers.get('content-length')) > MAX_REPLY_BYTES) return;
+    let taken = false;
+    for (const name of Object.keys(BODY_READS) as Array<keyof typeof BODY_READS>) {
+      const read = r[name];
+      if (typeof read !== 'function') continue;
+      Object.defineProperty(r, name, {
+        configurable: true,
+        enumerable: false,
+        writable: true,
+        value: function (this: unknown, ...args: unknown[]): unknown {
+          const result: unknown = read.apply(this, args);
+          if (!taken && this === r && result instanceof Promise) {
+            taken = true;
+            result.then(
+              (value) => deliver(() => replyFromBody(format, BODY_READS[name](value)), onReply),
+              () => {},
+            );
+          }
+          return result;
+        },
+      });
+    }
+  } catch {
+    // not a fetch Response, or one that cannot take the shadowing reads: the reply is not observed
+  }
+}
+
+function isEventStream(response: ResponseLike): boolean {
+  return (response.headers.get('content-type') ?? '').includes('text/event-stream');
+}
+
+/** Builds the reply (a body that is not one is no reply) and hands it on; nothing thrown escapes. */
+function deliver(build: () => Reply | undefined, onReply: (reply: Reply) => void): void {
+  let reply: Reply | undefined;
+  try {
+    reply = build();
+  } catch {
+    return; // not JSON, or not a reply
+  }
+  if (reply === undefined || reply.messages.length === 0) return;
+  try {
+    onReply(reply);
+  } catch (error) {
+    reportInternalError('reading a reply', error);
+  }
+}
+
 /**
  * Clones `response` and hands the reply it carries to `onReply` once read.
  * Returns at once; never throws; the caller's response is the one it passed.
@@ -33,14 +112,7 @@ export function observeReply(response: unknown, format: ReplyFormat, onReply: (r
     return; // the body was already used, or this is not a fetch Response
   }
   void readReply(copy, format).then(
-    (reply) => {
-      if (reply === undefined || reply.messages.length === 0) return;
-      try {
-        onReply(reply);
-      } catch (error) {
-        reportInternalError('reading a reply', error);
-      }
-    },
+    (reply) => deliver(() => reply, onReply),
     () => {},
   );
 }
@@ -50,7 +122,7 @@ async function readReply(response: ResponseLike, format: ReplyFormat): Promise<R
   if (body === null) return undefined;
   const reader = body.getReader();
   const decoder = new TextDecoder();
-  const streamed = (response.headers.get('content-type') ?? '').includes('text/event-stream');
+  const streamed = isEventStream(response);
   const assembler = streamed ? replyAssembler(format) : undefined;
   const events = assembler
     ? new EventStreamParser(({ data, event }) => {

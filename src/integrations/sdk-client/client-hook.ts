@@ -13,7 +13,7 @@ import { isSupportedVersion } from '../../instrumentation/supported-version';
 import { rewrap, unwrapIfWrapped, type Patcher } from '../../instrumentation/integration';
 import { checkModelRequest, type PendingReply } from '../../request-path/check-request';
 import type { ModelRequest, ReplyFormat } from '../../request-path/model-request';
-import { observeReply } from '../http/reply-reader';
+import { observeReplyAsRead } from '../http/reply-reader';
 import { reportInternalError } from '../../telemetry/internal-error';
 import { warnOnce } from '../../telemetry/logger';
 import { readableByReplyReader } from './node-fetch-response';
@@ -124,8 +124,12 @@ function linkRequestInit(original: PrepareRequest): PrepareRequest {
 }
 
 /**
- * `fetchWithTimeout(url, init, ..., options?)`: the response is returned as it is; a clone of it is read for
- * the reply (a node-fetch clone, from the SDKs that still use it, without holding back the caller's branch).
+ * `fetchWithTimeout(url, init, ..., options?)`: the response is returned as
+ * it is; the reply is taken from the client's own read of its body (the SDKs
+ * read a JSON body whole with `text()` or `json()`), or from a clone for a
+ * stream of events (a node-fetch clone, from the SDKs that still use it,
+ * without holding back the caller's branch). Cloning every response would
+ * tee each JSON body and put a second read of it on every call's path.
  */
 function readReplies(original: FetchWithTimeout): FetchWithTimeout {
   return async function fetchWithTimeout(this: unknown, url, init, ...rest) {
@@ -135,7 +139,7 @@ function readReplies(original: FetchWithTimeout): FetchWithTimeout {
       (typeof init === 'object' && init !== null ? awaitingByInit.get(init) : undefined) ??
       (typeof options === 'object' && options !== null ? awaitingByOptions.get(options) : undefined);
     if (awaiting) {
-      observeReply(readableByReplyReader(response), awaiting.format, (reply) => awaiting.pending.reply(reply.messages, reply.items));
+      observeReplyAsRead(response, awaiting.format, (reply) => awaiting.pending.reply(reply.messages, reply.items), readableByReplyReader);
     }
     return response;
   };

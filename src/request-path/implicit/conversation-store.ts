@@ -48,13 +48,21 @@ export class ConversationStore {
     return this.#recent.size;
   }
 
-  /** The conversations that start like a request with first non-system message `key`, most recent first. */
+  /**
+   * The conversations that start like a request with first non-system message
+   * `key`, most recent first, at most `limit`. A bucket is kept in recency
+   * order (`add` and `touch` put a conversation last), so this takes its last
+   * `limit` as they are: no sort of the whole bucket, which may hold every
+   * conversation kept (one system prompt and first message shared by all).
+   */
   candidates(key: Fingerprint, now: number, limit: number): Conversation[] {
     this.expire(now);
     const found = this.#byKey.get(key);
     if (found === undefined) return [];
-    const list = [...found].sort((a, b) => b.lastUsed - a.lastUsed);
-    return list.length > limit ? list.slice(0, limit) : list;
+    const list: Conversation[] = [];
+    let skip = found.size - limit;
+    for (const conversation of found) if (skip-- <= 0) list.push(conversation);
+    return list.reverse();
   }
 
   /** Adds a conversation as the most recently used, then evicts the least recently used while over the cap. */
@@ -71,13 +79,17 @@ export class ConversationStore {
   }
 
   /**
-   * Marks a conversation used at `now` and moves it to the most recent end.
-   * That keeps recency order sorted by `lastUsed`, so `expire` can stop at the
-   * first conversation still fresh.
+   * Marks a conversation used at `now` and moves it to the most recent end,
+   * of the store and of its bucket. That keeps recency order sorted by
+   * `lastUsed`, so `expire` can stop at the first conversation still fresh
+   * and `candidates` can take a bucket's last ones.
    */
   touch(conversation: Conversation, now: number): void {
     conversation.lastUsed = now;
-    if (this.#recent.delete(conversation)) this.#recent.add(conversation);
+    if (!this.#recent.delete(conversation)) return;
+    this.#recent.add(conversation);
+    const bucket = this.#byKey.get(conversation.key);
+    if (bucket?.delete(conversation)) bucket.add(conversation);
   }
 
   /** Drops conversations idle for longer than the timeout (the oldest are first in recency order). */
