@@ -2,12 +2,14 @@
 // through `require` after it is enabled, as `--require .../register` does.
 
 import { createRequire } from 'node:module';
+import { resolve } from 'node:path';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { SessionInvariantInstrumentation, type SessionInvariantInstrumentationConfig } from '../../src/instrumentation';
 import { startFakeProvider, type FakeProvider } from './fake-provider';
 import { registerOtel, type OtelHarness } from './otel';
 
-const requireFromHere = createRequire(__filename);
+// SDK_ROOT points the provider SDKs at another installed version (the version matrix, `npm run test:versions`).
+const requireSdk = createRequire(process.env.SDK_ROOT ? resolve(process.env.SDK_ROOT, 'package.json') : __filename);
 
 export type OpenAIModule = typeof import('openai');
 export type AnthropicModule = typeof import('@anthropic-ai/sdk');
@@ -24,8 +26,8 @@ export function instrument(config: SessionInvariantInstrumentationConfig = {}): 
   const instrumentation = new SessionInvariantInstrumentation(config);
   instrumentation.setTracerProvider(otel.tracerProvider);
   instrumentation.setMeterProvider(otel.meterProvider);
-  const openai = requireFromHere('openai') as OpenAIModule;
-  const anthropic = requireFromHere('@anthropic-ai/sdk') as AnthropicModule;
+  const openai = requireSdk('openai') as OpenAIModule;
+  const anthropic = requireSdk('@anthropic-ai/sdk') as AnthropicModule;
   return { otel, instrumentation, openai, anthropic };
 }
 
