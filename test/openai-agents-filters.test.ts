@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { CHECKS_METRIC } from '../src/telemetry/semconv';
 import { VIOLATION_METRIC, withSession, type Message } from '../src/index';
 import { AgentsLogSession } from '../src/openai-agents';
-import { useInstrumentedProvider } from './support/instrumented';
+import { requireSdk, useInstrumentedProvider } from './support/instrumented';
 import { runNode } from './support/run-node';
 
 type AgentsModule = typeof import('@openai/agents');
@@ -24,10 +24,9 @@ let removeAllTools: (data: HandoffData) => HandoffData;
 
 beforeAll(() => {
   process.env.OPENAI_AGENTS_DISABLE_TRACING = '1';
-  const require = createRequire(__filename);
-  agents = require('@openai/agents') as AgentsModule;
+  agents = requireSdk('@openai/agents') as AgentsModule;
   // The SDK's own handoff filter, from the core package @openai/agents depends on.
-  ({ removeAllTools } = createRequire(require.resolve('@openai/agents'))('@openai/agents-core/extensions') as {
+  ({ removeAllTools } = createRequire(requireSdk.resolve('@openai/agents'))('@openai/agents-core/extensions') as {
     removeAllTools: typeof removeAllTools;
   });
   agents.setTracingDisabled(true);

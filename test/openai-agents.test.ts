@@ -1,10 +1,9 @@
-import { createRequire } from 'node:module';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { CHECKS_METRIC } from '../src/telemetry/semconv';
 import { SessionLog, VIOLATION_METRIC, withSession } from '../src/index';
 import { AgentsLogSession } from '../src/openai-agents';
-import { useInstrumentedProvider } from './support/instrumented';
+import { requireSdk, useInstrumentedProvider } from './support/instrumented';
 
 type AgentsModule = typeof import('@openai/agents');
 
@@ -14,7 +13,7 @@ let agents: AgentsModule;
 beforeAll(() => {
   process.env.OPENAI_AGENTS_DISABLE_TRACING = '1';
   // Loaded through require after the instrumentation, as `--require .../register` does.
-  agents = createRequire(__filename)('@openai/agents') as AgentsModule;
+  agents = requireSdk('@openai/agents') as AgentsModule;
   agents.setTracingDisabled(true);
   agents.setDefaultOpenAIClient(
     new suite.env.openai.OpenAI({ apiKey: 'test-key', baseURL: suite.server.openaiBaseURL, maxRetries: 0 }) as never,

@@ -8,8 +8,11 @@ import { SessionInvariantInstrumentation, type SessionInvariantInstrumentationCo
 import { startFakeProvider, type FakeProvider } from './fake-provider';
 import { registerOtel, type OtelHarness } from './otel';
 
-// SDK_ROOT points the provider SDKs at another installed version (the version matrix, `npm run test:versions`).
-const requireSdk = createRequire(process.env.SDK_ROOT ? resolve(process.env.SDK_ROOT, 'package.json') : __filename);
+/**
+ * `require` for the hooked SDKs: from this package, or, with SDK_ROOT set, from
+ * a fixture folder holding other versions (the version matrix, `npm run test:versions`).
+ */
+export const requireSdk = createRequire(process.env.SDK_ROOT ? resolve(process.env.SDK_ROOT, 'package.json') : __filename);
 
 export type OpenAIModule = typeof import('openai');
 export type AnthropicModule = typeof import('@anthropic-ai/sdk');
