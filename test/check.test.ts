@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SessionLog, check, type Message } from '../src/index';
+import { SessionLog, appendMessage, check, type Message } from '../src/index';
+import { fromOpenAIChat } from '../src/adapters';
 import { chatLog, exampleLog, system, user } from './support/transcripts';
 
 function violationOf(log: SessionLog, request: readonly Message[]) {
@@ -311,5 +312,25 @@ describe('check: purity', () => {
     check(log, request);
     expect(JSON.stringify(request)).toBe(snapshot);
     expect(log.count).toBe(events);
+  });
+});
+
+describe('a log mirrored by hand from provider messages', () => {
+  it('names a tool result after the call the log holds, so the mirrored log matches the request (no name on the wire)', () => {
+    const wire = [
+      { role: 'user', content: 'Umbrella in Lisbon?' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Lisbon"}' } }],
+      },
+      { role: 'tool', tool_call_id: 'call_1', content: '{"rain":true}' },
+      { role: 'assistant', content: 'Take one.' },
+    ];
+    const log = new SessionLog();
+    // One message at a time, as an app mirrors each message when it sends or receives it.
+    for (const message of wire) expect(appendMessage(log, fromOpenAIChat([message])[0]!).ok).toBe(true);
+    expect(log.deriveMessages()[2]!.name).toBe('get_weather');
+    expect(check(log, fromOpenAIChat(wire))).toEqual({ ok: true });
   });
 });
