@@ -7,10 +7,9 @@
 // reply within a run; otherwise a new branch.
 
 import { stableSlot } from '../../adapters/stable-messages';
-import { MAX_REQUEST_MESSAGES } from '../../invariant/messages';
 import { classify } from '../../invariant/classify';
 import { SYSTEM_FINGERPRINT, fingerprintOf, type Fingerprint } from '../../invariant/fingerprint';
-import type { Message } from '../../invariant/messages';
+import { MAX_REQUEST_MESSAGES, type Message } from '../../invariant/messages';
 import { sketch, type MessageSketch } from '../../invariant/sketch';
 import { actOnCheck, type CheckReaction } from '../../invariant/verify';
 import type { CheckResult, ViolationDetails } from '../../invariant/violation';
