@@ -202,3 +202,8 @@ export function contentFieldsOf(block: Loose): ContentPart {
 }
 
 const NOT_CONTENT = new Set([CACHE_MARKER, 'id', 'status', 'annotations', 'logprobs', 'providerOptions', 'providerMetadata']);
+
+/** The id a Responses `item_reference` entry names (a stored item the request refers to instead of re-sending it), else undefined. */
+export function referenceId(entry: unknown): string | undefined {
+  return isObject(entry) && entry.type === 'item_reference' && typeof entry.id === 'string' ? entry.id : undefined;
+}

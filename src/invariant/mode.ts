@@ -69,8 +69,8 @@ export function readEnv(name: string): string | undefined {
 }
 
 /** A boolean environment variable: `true`/`1`/`on` and `false`/`0`/`off` (any case), else undefined. */
-export function readEnvFlag(name: string): boolean | undefined {
-  const raw = readEnv(name)?.trim().toLowerCase();
+export function readEnvFlag(name: string, env: NodeJS.ProcessEnv = processEnv()): boolean | undefined {
+  const raw = env[name]?.trim().toLowerCase();
   if (raw === 'true' || raw === '1' || raw === 'on') return true;
   if (raw === 'false' || raw === '0' || raw === 'off') return false;
   return undefined;

@@ -3,6 +3,8 @@
 // retry timers hold the event loop, so a collector that is down or silent
 // keeps a finished app alive that long at exit. Register's default is shorter.
 
+import { withVariable } from './scoped-env';
+
 /** Register's OTLP export timeout when none is configured, in ms; also the bound on a failing export at exit. */
 export const DEFAULT_EXPORT_TIMEOUT_MS = 2_000;
 
@@ -16,8 +18,6 @@ export function defaultExportTimeout(env: NodeJS.ProcessEnv): number {
   const half = Number.isFinite(interval) && interval > 0 ? Math.floor(interval / 2) : Infinity;
   return Math.max(1, Math.min(DEFAULT_EXPORT_TIMEOUT_MS, half));
 }
-
-import { withVariable } from './scoped-env';
 
 const TIMEOUT_VARIABLES = ['OTEL_EXPORTER_OTLP_TIMEOUT', 'OTEL_EXPORTER_OTLP_TRACES_TIMEOUT', 'OTEL_EXPORTER_OTLP_METRICS_TIMEOUT'];
 

@@ -33,8 +33,9 @@ export class FailedAttempts {
   private readonly byKey = new Map<Fingerprint, FailedAttempt>();
 
   /** Remembers that an attempt with this prompt failed, under the session bound now. */
-  record(prompt: unknown, log: SessionLog | undefined, pending: PendingReply | undefined): void {
+  record(prompt: unknown, pending: PendingReply | undefined): void {
     const key = promptKey(prompt);
+    const log = getActiveSession()?.log;
     this.byKey.delete(key);
     this.byKey.set(key, { log, logCount: log?.count ?? 0, pending });
     if (this.byKey.size > MAX_FAILED_ATTEMPTS) this.byKey.delete(this.byKey.keys().next().value!);
@@ -55,9 +56,4 @@ export class FailedAttempts {
     this.byKey.delete(key);
     return attempt;
   }
-}
-
-/** The log a failed attempt was checked against: the bound session's, if any. */
-export function boundLog(): SessionLog | undefined {
-  return getActiveSession()?.log;
 }

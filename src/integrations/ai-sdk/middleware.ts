@@ -7,7 +7,7 @@ import { claimCall, runClaimed } from '../../request-path/call-scope';
 import type { CallOptions } from '../../request-path/model-request';
 import { contained } from '../../telemetry/internal-error';
 import { fromAiSdkPrompt } from './adapter';
-import { FailedAttempts, boundLog } from './failed-attempts';
+import { FailedAttempts } from './failed-attempts';
 import { aiSdkModelRequest } from './model-request';
 
 /** Settings for the calls this middleware checks; each wins over the bound session's, the instrumentation's and the environment's. */
@@ -56,8 +56,7 @@ export function sessionInvariantMiddleware(options: SessionInvariantMiddlewareOp
       if (pending && answered) contained(SEAM.name, () => answered(result, pending), undefined);
       return result;
     } catch (error) {
-      if (isParams(params) && checked.has(params))
-        contained(SEAM.name, () => failed.record(promptOf(params), boundLog(), pending), undefined);
+      if (isParams(params) && checked.has(params)) contained(SEAM.name, () => failed.record(promptOf(params), pending), undefined);
       throw error;
     } finally {
       if (isParams(params)) checked.delete(params);

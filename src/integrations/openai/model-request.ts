@@ -1,6 +1,6 @@
 // Which OpenAI SDK requests are model requests, and their messages in canonical form.
 
-import { isObject } from '../../adapters/canonical';
+import { referenceId } from '../../adapters/canonical';
 import { MAX_REQUEST_MESSAGES } from '../../invariant/messages';
 import type { ModelRequest } from '../../request-path/model-request';
 import { modelOf, postBody, type RequestOptions } from '../sdk-client/request-options';
@@ -16,7 +16,8 @@ function referencedItems(input: unknown): string[] {
   if (!Array.isArray(input) || input.length > MAX_REQUEST_MESSAGES) return [];
   const ids: string[] = [];
   for (const item of input as unknown[]) {
-    if (isObject(item) && item.type === 'item_reference' && typeof item.id === 'string') ids.push(item.id);
+    const id = referenceId(item);
+    if (id !== undefined) ids.push(id);
   }
   return ids;
 }

@@ -6,6 +6,7 @@
 // and re-send the calls; AI SDK 5 refers to every item). Read together, the
 // pieces stand for the whole message; apart, they are what they are.
 
+import { referenceId } from '../../adapters/canonical';
 import { fingerprintOf, type Fingerprint } from '../../invariant/fingerprint';
 import type { Message, ToolCall } from '../../invariant/messages';
 import type { StoredReplyMessage } from '../check-request';
@@ -105,13 +106,6 @@ export class StoredReplies {
     }
     return piece === stored.pieces.length ? i - at : 0;
   }
-}
-
-/** The id an `item_reference` entry names. */
-function referenceId(entry: unknown): string | undefined {
-  if (typeof entry !== 'object' || entry === null) return undefined;
-  const e = entry as { type?: unknown; id?: unknown };
-  return e.type === 'item_reference' && typeof e.id === 'string' ? e.id : undefined;
 }
 
 /** A stand-in fingerprint for a lone call item: it matches nothing but itself. */
