@@ -4,25 +4,13 @@
 
 import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeProvider, type FakeProvider } from './support/fake-provider';
-import { startOtlpReceiver, type OtlpReceiver } from './support/otlp-receiver';
+import { describe, expect, it } from 'vitest';
+import { useRegisterHarness } from './support/register-harness';
 import { runNode } from './support/run-node';
 
 const APP = 'test/fixtures/agent-app.cjs';
-let provider: FakeProvider;
-let receiver: OtlpReceiver;
-
-beforeAll(async () => {
-  provider = await startFakeProvider();
-});
-afterAll(async () => {
-  await provider.close();
-});
-beforeEach(async () => {
-  await receiver?.close();
-  receiver = await startOtlpReceiver();
-});
+const h = useRegisterHarness();
+const otlpEnv = h.otlpEnv;
 
 /** A collector that accepts connections and never answers. */
 async function startSilentCollector(): Promise<{ endpoint: string; close(): Promise<void> }> {
@@ -56,7 +44,7 @@ async function timeExit(env: Record<string, string>): Promise<{ afterWorkMs: num
   let doneAt = 0;
   const run = await runNode(
     ['--require', 'nous-session-invariant/register', APP],
-    { FAKE_PROVIDER_URL: provider.openaiBaseURL, ...env },
+    { FAKE_PROVIDER_URL: h.provider.openaiBaseURL, ...env },
     {
       timeoutMs: 30_000,
       onStdout: (out) => {
@@ -104,67 +92,54 @@ describe('exit with a failing backend', () => {
 });
 
 describe('process.exit', () => {
-  const env = () => ({
-    FAKE_PROVIDER_URL: provider.openaiBaseURL,
-    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
-    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-  });
-
   it('right after a violation says on stderr that the violation may not have been exported', async () => {
-    const run = await runNode(['--require', 'nous-session-invariant/register', APP], { ...env(), EXIT_NOW: '1' });
+    const run = await runNode(['--require', 'nous-session-invariant/register', APP], { ...otlpEnv(), EXIT_NOW: '1' });
     expect(run.code).toBe(0);
     expect(run.stderr).toMatch(/exited before its telemetry was flushed: 1 violation\(s\)/);
   });
 
   it('after awaiting shutdown() from the register entry point exports the violation and says nothing', async () => {
-    const run = await runNode(['--require', 'nous-session-invariant/register', APP], { ...env(), EXIT_AFTER_SHUTDOWN: '1' });
+    const run = await runNode(['--require', 'nous-session-invariant/register', APP], { ...otlpEnv(), EXIT_AFTER_SHUTDOWN: '1' });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).not.toMatch(/before its telemetry was flushed/);
-    expect(receiver.points('nous.session.invariant.violation')).toHaveLength(1);
-    expect(receiver.events().filter((e) => e.name === 'nous.session.invariant.violation')).toHaveLength(1);
+    expect(h.receiver.points('nous.session.invariant.violation')).toHaveLength(1);
+    expect(h.receiver.events().filter((e) => e.name === 'nous.session.invariant.violation')).toHaveLength(1);
   });
 });
 
 describe('the resource register reports', () => {
-  const env = (extra: Record<string, string> = {}) => ({
-    FAKE_PROVIDER_URL: provider.openaiBaseURL,
-    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
-    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-    ...extra,
-  });
-
   it('carries no command-line arguments, which may hold a prompt, by default', async () => {
-    const run = await runNode(['--require', 'nous-session-invariant/register', APP, 'ARGV-PROMPT-TEXT: what is the weather?'], env());
+    const run = await runNode(['--require', 'nous-session-invariant/register', APP, 'ARGV-PROMPT-TEXT: what is the weather?'], otlpEnv());
     expect(run.code, run.stderr).toBe(0);
-    const resources = receiver.resourceAttributes();
+    const resources = h.receiver.resourceAttributes();
     expect(resources.length).toBeGreaterThan(0);
     for (const attributes of resources) {
       expect(attributes).not.toHaveProperty('process.command_args');
       expect(attributes['process.pid']).toEqual(expect.any(Number));
     }
-    expect(receiver.raw.join('\n')).not.toContain('ARGV-PROMPT-TEXT');
+    expect(h.receiver.raw.join('\n')).not.toContain('ARGV-PROMPT-TEXT');
   });
 
   it('carries them again when NOUS_SESSION_INVARIANT_RESOURCE_COMMAND_ARGS=true', async () => {
     const run = await runNode(
       ['--require', 'nous-session-invariant/register', APP, 'ARGV-PROMPT-TEXT'],
-      env({ NOUS_SESSION_INVARIANT_RESOURCE_COMMAND_ARGS: 'true' }),
+      otlpEnv({ NOUS_SESSION_INVARIANT_RESOURCE_COMMAND_ARGS: 'true' }),
     );
     expect(run.code, run.stderr).toBe(0);
-    expect(receiver.resourceAttributes()[0]!['process.command_args']).toContain('ARGV-PROMPT-TEXT');
+    expect(h.receiver.resourceAttributes()[0]!['process.command_args']).toContain('ARGV-PROMPT-TEXT');
   });
 
   it('follows OTEL_NODE_RESOURCE_DETECTORS', async () => {
-    const run = await runNode(['--require', 'nous-session-invariant/register', APP], env({ OTEL_NODE_RESOURCE_DETECTORS: 'none' }));
+    const run = await runNode(['--require', 'nous-session-invariant/register', APP], otlpEnv({ OTEL_NODE_RESOURCE_DETECTORS: 'none' }));
     expect(run.code, run.stderr).toBe(0);
-    expect(receiver.resourceAttributes()[0]).not.toHaveProperty('process.pid');
+    expect(h.receiver.resourceAttributes()[0]).not.toHaveProperty('process.pid');
   });
 });
 
 describe('attaching to a partial set-up', () => {
   it('an app that registered only a MeterProvider gets a context manager, so its bound session is checked', async () => {
     const run = await runNode(['--require', './test/fixtures/meter-only-sdk.cjs', '--require', 'nous-session-invariant/register', APP], {
-      FAKE_PROVIDER_URL: provider.openaiBaseURL,
+      FAKE_PROVIDER_URL: h.provider.openaiBaseURL,
     });
     expect(run.code, run.stderr).toBe(0);
     const seen = run.stdout.split('\n').filter((line) => line.startsWith('meter-only saw violation'));

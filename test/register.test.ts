@@ -1,33 +1,11 @@
 // The register entry points in real subprocesses, exporting over real OTLP/HTTP.
 
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeProvider, type FakeProvider } from './support/fake-provider';
-import { startOtlpReceiver, type OtlpReceiver } from './support/otlp-receiver';
+import { describe, expect, it } from 'vitest';
+import { useRegisterHarness } from './support/register-harness';
 import { runNode } from './support/run-node';
 
-let provider: FakeProvider;
-let receiver: OtlpReceiver;
-
-beforeAll(async () => {
-  provider = await startFakeProvider();
-});
-afterAll(async () => {
-  await provider.close();
-});
-beforeEach(async () => {
-  await receiver?.close();
-  receiver = await startOtlpReceiver();
-});
-
-function otlpEnv(extra: Record<string, string> = {}): Record<string, string> {
-  return {
-    FAKE_PROVIDER_URL: provider.openaiBaseURL,
-    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
-    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-    OTEL_SERVICE_NAME: 'agent-under-test',
-    ...extra,
-  };
-}
+const h = useRegisterHarness();
+const otlpEnv = h.otlpEnv;
 
 const apps = [
   { flag: '--require', app: 'test/fixtures/agent-app.cjs', agent: 'cjs-agent' },
@@ -40,7 +18,7 @@ describe.each(apps)('node $flag nous-session-invariant/register ($app)', ({ flag
     expect(run.stdout, run.stderr).toContain('agent done');
     expect(run.code).toBe(0);
 
-    const events = receiver.events().filter((e) => e.name === 'nous.session.invariant.violation');
+    const events = h.receiver.events().filter((e) => e.name === 'nous.session.invariant.violation');
     expect(events).toHaveLength(1);
     expect(events[0]!.span).toBe('chat gpt-test');
     expect(events[0]!.attributes).toMatchObject({
@@ -51,7 +29,7 @@ describe.each(apps)('node $flag nous-session-invariant/register ($app)', ({ flag
       'nous.session.invariant.extra.roles': ['user'],
     });
 
-    const points = receiver.points('nous.session.invariant.violation');
+    const points = h.receiver.points('nous.session.invariant.violation');
     expect(points).toEqual([
       {
         metric: 'nous.session.invariant.violation',
@@ -65,9 +43,9 @@ describe.each(apps)('node $flag nous-session-invariant/register ($app)', ({ flag
         },
       },
     ]);
-    expect(receiver.points('nous.session.invariant.checks').reduce((n, p) => n + p.value, 0)).toBe(2);
-    expect(receiver.resourceAttributes().every((r) => r['service.name'] === 'agent-under-test')).toBe(true);
-    expect(receiver.raw.join('\n')).not.toMatch(/SECRET/);
+    expect(h.receiver.points('nous.session.invariant.checks').reduce((n, p) => n + p.value, 0)).toBe(2);
+    expect(h.receiver.resourceAttributes().every((r) => r['service.name'] === 'agent-under-test')).toBe(true);
+    expect(h.receiver.raw.join('\n')).not.toMatch(/SECRET/);
   });
 
   it('exports previews when content capture is switched on', async () => {
@@ -76,7 +54,7 @@ describe.each(apps)('node $flag nous-session-invariant/register ($app)', ({ flag
       otlpEnv({ OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true' }),
     );
     expect(run.code, run.stderr).toBe(0);
-    const [event] = receiver.events().filter((e) => e.name === 'nous.session.invariant.violation');
+    const [event] = h.receiver.events().filter((e) => e.name === 'nous.session.invariant.violation');
     expect(event!.attributes['nous.session.invariant.extra.previews']).toEqual(['GHOST-SECRET-TEXT']);
   });
 });
@@ -90,19 +68,19 @@ describe('strict mode in subprocesses', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('agent done');
     expect(run.stderr.match(/only throws in a test environment/g)).toHaveLength(1);
-    expect(receiver.points('nous.session.invariant.violation')[0]!.attributes['nous.session.invariant.mode']).toBe('warn');
+    expect(h.receiver.points('nous.session.invariant.violation')[0]!.attributes['nous.session.invariant.mode']).toBe('warn');
   });
 
   it('with NODE_ENV=test throws before the request is sent', async () => {
-    const sent = provider.received.length;
+    const sent = h.provider.received.length;
     const run = await runNode(
       ['--require', 'nous-session-invariant/register', 'test/fixtures/agent-app.cjs'],
       otlpEnv({ NODE_ENV: 'test', NOUS_SESSION_INVARIANT: 'strict' }),
     );
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('agent failed: SessionInvariantViolation');
-    expect(provider.received.length - sent).toBe(1);
-    expect(receiver.points('nous.session.invariant.violation')[0]!.attributes['nous.session.invariant.mode']).toBe('strict');
+    expect(h.provider.received.length - sent).toBe(1);
+    expect(h.receiver.points('nous.session.invariant.violation')[0]!.attributes['nous.session.invariant.mode']).toBe('strict');
   });
 });
 
@@ -118,8 +96,8 @@ describe('register lifecycle', () => {
       },
     );
     expect(run.signal).toBe('SIGTERM');
-    expect(receiver.points('nous.session.invariant.violation')).toHaveLength(1);
-    expect(receiver.events().some((e) => e.name === 'nous.session.invariant.violation')).toBe(true);
+    expect(h.receiver.points('nous.session.invariant.violation')).toHaveLength(1);
+    expect(h.receiver.events().some((e) => e.name === 'nous.session.invariant.violation')).toBe(true);
   });
 
   it('an ES module app started with --require alone is told, once, to use --import; with --import it is not', async () => {
@@ -144,12 +122,12 @@ describe('register lifecycle', () => {
     );
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('user-sdk saw event nous.session.invariant.violation');
-    expect(receiver.raw).toEqual([]);
+    expect(h.receiver.raw).toEqual([]);
   });
 
   it('prints violations and counters to the console when nothing is configured (the embedded default)', async () => {
     const run = await runNode(['--require', 'nous-session-invariant/register', 'test/fixtures/agent-app.cjs'], {
-      FAKE_PROVIDER_URL: provider.openaiBaseURL,
+      FAKE_PROVIDER_URL: h.provider.openaiBaseURL,
     });
     expect(run.code).toBe(0);
     expect(run.stderr).toMatch(
