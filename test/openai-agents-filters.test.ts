@@ -6,14 +6,13 @@
 
 import { createRequire } from 'node:module';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { CHECKS_METRIC } from '../src/telemetry/semconv';
 import { VIOLATION_METRIC, withSession, type Message } from '../src/index';
 import { AgentsLogSession } from '../src/openai-agents';
 import { requireSdk, useInstrumentedProvider } from './support/instrumented';
+import { loadAgents, weatherAgent as weatherAgentOf, type AgentsModule } from './support/agents';
 import { runNode } from './support/run-node';
 
-type AgentsModule = typeof import('@openai/agents');
 type Item = { type?: string; role?: string; content?: unknown };
 type ModelData = { input: Item[]; instructions?: string };
 type HandoffData = { inputHistory: string | Item[]; preHandoffItems: unknown[]; newItems: unknown[] };
@@ -23,28 +22,14 @@ let agents: AgentsModule;
 let removeAllTools: (data: HandoffData) => HandoffData;
 
 beforeAll(() => {
-  process.env.OPENAI_AGENTS_DISABLE_TRACING = '1';
-  agents = requireSdk('@openai/agents') as AgentsModule;
+  agents = loadAgents(suite);
   // The SDK's own handoff filter, from the core package @openai/agents depends on.
   ({ removeAllTools } = createRequire(requireSdk.resolve('@openai/agents'))('@openai/agents-core/extensions') as {
     removeAllTools: typeof removeAllTools;
   });
-  agents.setTracingDisabled(true);
-  agents.setDefaultOpenAIClient(
-    new suite.env.openai.OpenAI({ apiKey: 'test-key', baseURL: suite.server.openaiBaseURL, maxRetries: 0 }) as never,
-  );
-  agents.setOpenAIAPI('responses');
 });
 
-function weatherAgent() {
-  const getWeather = agents.tool({
-    name: 'get_weather',
-    description: 'The weather in a city',
-    parameters: z.object({ city: z.string() }),
-    execute: async ({ city }) => `{"city":"${city}","rain":true}`,
-  });
-  return new agents.Agent({ name: 'weather', instructions: 'You are a weather bot.', model: 'gpt-test', tools: [getWeather] });
-}
+const weatherAgent = () => weatherAgentOf(agents);
 
 async function total(metric: string): Promise<number> {
   return (await suite.env.otel.points(metric)).reduce((n, p) => n + p.value, 0);

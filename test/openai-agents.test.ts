@@ -1,35 +1,18 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { CHECKS_METRIC } from '../src/telemetry/semconv';
 import { SessionLog, VIOLATION_METRIC, withSession } from '../src/index';
 import { AgentsLogSession } from '../src/openai-agents';
-import { requireSdk, useInstrumentedProvider } from './support/instrumented';
-
-type AgentsModule = typeof import('@openai/agents');
+import { useInstrumentedProvider } from './support/instrumented';
+import { loadAgents, weatherAgent as weatherAgentOf, type AgentsModule } from './support/agents';
 
 const suite = useInstrumentedProvider({ mode: 'warn' });
 let agents: AgentsModule;
 
 beforeAll(() => {
-  process.env.OPENAI_AGENTS_DISABLE_TRACING = '1';
-  // Loaded through require after the instrumentation, as `--require .../register` does.
-  agents = requireSdk('@openai/agents') as AgentsModule;
-  agents.setTracingDisabled(true);
-  agents.setDefaultOpenAIClient(
-    new suite.env.openai.OpenAI({ apiKey: 'test-key', baseURL: suite.server.openaiBaseURL, maxRetries: 0 }) as never,
-  );
-  agents.setOpenAIAPI('responses');
+  agents = loadAgents(suite);
 });
 
-function weatherAgent() {
-  const getWeather = agents.tool({
-    name: 'get_weather',
-    description: 'The weather in a city',
-    parameters: z.object({ city: z.string() }),
-    execute: async ({ city }) => `{"city":"${city}","rain":true}`,
-  });
-  return new agents.Agent({ name: 'weather', instructions: 'You are a weather bot.', model: 'gpt-test', tools: [getWeather] });
-}
+const weatherAgent = () => weatherAgentOf(agents);
 
 async function total(metric: string, kind?: string): Promise<number> {
   return (await suite.env.otel.points(metric))
