@@ -79,8 +79,8 @@ describe('docker/collector.yaml', () => {
   it('with the Honeycomb overlay merged, pipelines still resolve and the key only comes from the environment', () => {
     const merged = merge(load('collector.yaml'), load('collector.honeycomb.yaml'));
     expectPipelinesResolve(merged);
-    expect(merged.service.pipelines.traces.exporters).toContain('otlp/honeycomb');
-    expect(merged.exporters['otlp/honeycomb'].headers['x-honeycomb-team']).toBe('${env:HONEYCOMB_API_KEY}');
+    expect(merged.service.pipelines.traces.exporters).toContain('otlp_grpc/honeycomb');
+    expect(merged.exporters['otlp_grpc/honeycomb'].headers['x-honeycomb-team']).toBe('${env:HONEYCOMB_API_KEY}');
     expect(readFileSync(join(docker, 'collector.honeycomb.yaml'), 'utf8')).not.toMatch(/[a-zA-Z0-9]{22,}/);
   });
 });

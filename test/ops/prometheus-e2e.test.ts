@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT } from '../support/run-node';
+import { appEnvironment, until } from '../support/services';
 import { freePort, requireProgram } from '../support/tools';
 
 const prometheusInstalled = requireProgram('prometheus');
@@ -21,30 +22,12 @@ afterAll(() => {
 });
 
 function start(command: string, args: string[], env: Record<string, string> = {}): { child: ChildProcess; output: () => string } {
-  const base = Object.fromEntries(
-    Object.entries(process.env).filter(([k]) => !/^(VITEST|NODE_TEST_CONTEXT|JEST_WORKER_ID|NODE_ENV|OTEL_)/.test(k)),
-  );
-  const child = spawn(command, args, { cwd: PACKAGE_ROOT, env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, { cwd: PACKAGE_ROOT, env: { ...appEnvironment(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let output = '';
   child.stdout!.on('data', (c: Buffer) => (output += c.toString('utf8')));
   child.stderr!.on('data', (c: Buffer) => (output += c.toString('utf8')));
   return { child, output: () => output };
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 45_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
 }
 
 describe.skipIf(!prometheusInstalled)('a real Prometheus scraping the buggy agent', () => {
@@ -86,11 +69,15 @@ describe.skipIf(!prometheusInstalled)('a real Prometheus scraping the buggy agen
     const api = `http://127.0.0.1:${prometheusPort}/api/v1`;
 
     type Series = { metric: Record<string, string>; value: [number, string] };
-    const series = await until('the counter in Prometheus', async () => {
-      const response = await fetch(`${api}/query?query=${encodeURIComponent('nous_session_invariant_violation_total')}`);
-      const body = (await response.json()) as { data: { result: Series[] } };
-      return body.data.result.length > 0 ? body.data.result : undefined;
-    });
+    const series = await until(
+      'the counter in Prometheus',
+      async () => {
+        const response = await fetch(`${api}/query?query=${encodeURIComponent('nous_session_invariant_violation_total')}`);
+        const body = (await response.json()) as { data: { result: Series[] } };
+        return body.data.result.length > 0 ? body.data.result : undefined;
+      },
+      45_000,
+    );
     expect(series).toHaveLength(1);
     expect(series[0]!.metric).toMatchObject({
       __name__: 'nous_session_invariant_violation_total',
@@ -102,11 +89,15 @@ describe.skipIf(!prometheusInstalled)('a real Prometheus scraping the buggy agen
     expect(Number(series[0]!.value[1])).toBeGreaterThanOrEqual(1);
 
     type Alert = { labels: Record<string, string>; state: string };
-    const alert = await until('the alert to fire', async () => {
-      const response = await fetch(`${api}/alerts`);
-      const body = (await response.json()) as { data: { alerts: Alert[] } };
-      return body.data.alerts.find((a) => a.labels.alertname === 'NousSessionInvariantViolation' && a.state === 'firing');
-    });
+    const alert = await until(
+      'the alert to fire',
+      async () => {
+        const response = await fetch(`${api}/alerts`);
+        const body = (await response.json()) as { data: { alerts: Alert[] } };
+        return body.data.alerts.find((a) => a.labels.alertname === 'NousSessionInvariantViolation' && a.state === 'firing');
+      },
+      45_000,
+    );
     expect(alert.labels).toMatchObject({
       severity: 'warning',
       nous_session_invariant_kind: 'missing_message',

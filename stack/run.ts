@@ -1,0 +1,33 @@
+// `npm run stack`: the observability stack of docker/compose.yaml without
+// Docker, on loopback, until Ctrl-C. Build the Collector and Jaeger first
+// with `npm run stack:build` (Go), and install Prometheus and Alertmanager
+// (Debian: apt-get install prometheus prometheus-alertmanager).
+
+import { missingPrograms, startStack } from './native';
+
+async function main(): Promise<void> {
+  const missing = missingPrograms();
+  if (missing.length > 0) {
+    console.error(`The native stack needs:\n  ${missing.join('\n  ')}`);
+    process.exit(1);
+  }
+  const stack = await startStack({ ports: 'published' });
+  console.log(
+    [
+      'The stack is up on loopback (Ctrl-C stops it):',
+      `  OTLP        OTEL_EXPORTER_OTLP_ENDPOINT=${stack.url('collector', 4318)}`,
+      `  Jaeger      ${stack.url('jaeger', 16686)}`,
+      `  Prometheus  ${stack.url('prometheus', 9090)}`,
+      `  Alertmanager ${stack.url('alertmanager', 9093)}`,
+      `  configs and logs in ${stack.dir}`,
+    ].join('\n'),
+  );
+  const stop = () => void stack.stop().then(() => process.exit(0));
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

@@ -1,0 +1,164 @@
+// End to end on the real stack of docker/compose.yaml, run natively on
+// loopback (stack/native.ts): the Collector and Jaeger v2 built from their Go
+// modules by stack/build.sh, Prometheus and Alertmanager from Debian, each
+// with the repository's config files. The demo exports over OTLP
+// (http/protobuf, the SDK's default) to the Collector; the violation is then
+// read back from Jaeger's query API, the counter from Prometheus (scraping the
+// Collector) and the alert from Alertmanager's API.
+
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { missingPrograms, startStack, type NativeStack } from '../../stack/native';
+import { PACKAGE_ROOT } from '../support/run-node';
+import { appEnvironment, until } from '../support/services';
+
+const missing = missingPrograms();
+// .ci/run builds and installs everything; elsewhere the test is skipped without them.
+if (missing.length > 0 && process.env.CI) throw new Error(`the native stack is missing: ${missing.join('; ')}`);
+
+const SERVICE = 'nous-session-invariant-e2e';
+// What the demo's agents send the model: none of it may reach the backend.
+const PROMPT_TEXT = ['umbrella', 'Lisbon', 'weather assistant', 'rain', 'Forecast'];
+
+async function getJson<T>(url: string): Promise<T> {
+  const response = await fetch(url, { signal: AbortSignal.timeout(5_000) });
+  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+  return (await response.json()) as T;
+}
+
+interface JaegerKeyValue {
+  key: string;
+  value: unknown;
+}
+interface JaegerSpan {
+  operationName: string;
+  tags: JaegerKeyValue[];
+  logs: Array<{ fields: JaegerKeyValue[] }>;
+}
+interface JaegerTrace {
+  spans: JaegerSpan[];
+  processes: Record<string, { serviceName: string; tags: JaegerKeyValue[] }>;
+}
+
+const fields = (list: JaegerKeyValue[]) => Object.fromEntries(list.map(({ key, value }) => [key, value]));
+
+describe.skipIf(missing.length > 0)('the observability stack, natively: Collector, Jaeger v2, Prometheus, Alertmanager', () => {
+  let stack: NativeStack;
+  let traces: JaegerTrace[];
+
+  beforeAll(async () => {
+    stack = await startStack({ ports: 'free' });
+    // `npm run demo` without its build step (pretest has built the package).
+    await promisify(execFile)('node', ['--require', 'nous-session-invariant/register', '--import', 'tsx', 'examples/agent-loop.ts'], {
+      cwd: PACKAGE_ROOT,
+      env: { ...appEnvironment(), OTEL_SERVICE_NAME: SERVICE, OTEL_EXPORTER_OTLP_ENDPOINT: stack.url('collector', 4318) },
+      timeout: 60_000,
+    });
+    // The demo's four violating requests (two bound, one per unmodified run that trims) reach Jaeger as three traces or more.
+    traces = await until(
+      'the traces in Jaeger',
+      async () => {
+        const body = await getJson<{ data: JaegerTrace[] }>(`${stack.url('jaeger', 16686)}/api/traces?service=${SERVICE}&limit=100`);
+        return body.data.length >= 3 ? body.data : undefined;
+      },
+      30_000,
+    );
+  }, 120_000);
+
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('Jaeger has the violation event on the model-request span, with kind, index, lengths and roles', () => {
+    const events = traces.flatMap((trace) =>
+      trace.spans.flatMap((span) =>
+        span.logs
+          .map((log) => ({ span, event: fields(log.fields) }))
+          .filter(({ event }) => event.event === 'nous.session.invariant.violation'),
+      ),
+    );
+    expect(events.length).toBeGreaterThanOrEqual(3);
+    for (const { span } of events) {
+      expect(span.operationName).toBe('chat local-demo');
+      expect(fields(span.tags)).toMatchObject({ 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'openai', 'span.kind': 'client' });
+    }
+    // The buggy builder's first request: the tool result dropped from a log of 4.
+    expect(events.map((e) => e.event)).toContainEqual({
+      event: 'nous.session.invariant.violation',
+      'nous.session.invariant.kind': 'missing_message',
+      'nous.session.invariant.mode': 'warn',
+      'nous.session.invariant.log': 'bound',
+      'nous.session.invariant.index': 3,
+      'nous.session.invariant.request_length': 3,
+      'nous.session.invariant.log_length': 4,
+      'nous.session.invariant.extra.count': 0,
+      'nous.session.invariant.extra.roles': '[]',
+      'nous.session.invariant.missing.count': 1,
+      'nous.session.invariant.missing.roles': '["tool"]',
+    });
+    // The unmodified agent that cuts an old tool result short, checked against its implicit log.
+    expect(events.map((e) => e.event)).toContainEqual(
+      expect.objectContaining({ 'nous.session.invariant.log': 'implicit', 'nous.session.invariant.kind': 'missing_message' }),
+    );
+  });
+
+  it('Jaeger finds the traces by an event attribute, as the README tells users to search', async () => {
+    const tags = encodeURIComponent(JSON.stringify({ 'nous.session.invariant.kind': 'missing_message' }));
+    const found = await getJson<{ data: JaegerTrace[] }>(
+      `${stack.url('jaeger', 16686)}/api/traces?service=${SERVICE}&tags=${tags}&limit=100`,
+    );
+    expect(found.data.length).toBe(traces.length);
+  });
+
+  it('no prompt text, and not the command line, is anywhere in the stored traces', () => {
+    const stored = JSON.stringify(traces);
+    for (const text of PROMPT_TEXT) expect(stored).not.toContain(text);
+    expect(stored).not.toContain('process.command_args');
+    expect(stored).toContain('nous.session.invariant.kind'); // the check above reads the real export
+  });
+
+  it('Prometheus, scraping the Collector, has the counter with its kind, agent and log labels', async () => {
+    type Series = { metric: Record<string, string>; value: [number, string] };
+    const query = encodeURIComponent(`nous_session_invariant_violation_total{exported_job="${SERVICE}"}`);
+    const series = await until(
+      'the counter in Prometheus',
+      async () => {
+        const body = await getJson<{ data: { result: Series[] } }>(`${stack.url('prometheus', 9090)}/api/v1/query?query=${query}`);
+        return body.data.result.length >= 2 ? body.data.result : undefined;
+      },
+      60_000,
+    );
+    const bound = series.find((s) => s.metric.nous_session_invariant_log === 'bound');
+    expect(bound?.metric).toMatchObject({
+      job: 'otel-collector',
+      nous_session_invariant_kind: 'missing_message',
+      gen_ai_agent_name: 'weather-agent',
+      gen_ai_provider_name: 'openai',
+    });
+    expect(Number(bound!.value[1])).toBe(2);
+    const implicit = series.find((s) => s.metric.nous_session_invariant_log === 'implicit');
+    expect(implicit?.metric).toMatchObject({ nous_session_invariant_kind: 'missing_message' });
+    expect(implicit?.metric).not.toHaveProperty('gen_ai_agent_name');
+  }, 70_000);
+
+  it('the alert reaches Alertmanager, which lists it as active', async () => {
+    type Alert = { labels: Record<string, string>; status: { state: string } };
+    const alerts = await until(
+      'the alert in Alertmanager',
+      async () => {
+        const body = await getJson<Alert[]>(`${stack.url('alertmanager', 9093)}/api/v2/alerts?active=true`);
+        return body.some((a) => a.labels.nous_session_invariant_log === 'bound') ? body : undefined;
+      },
+      90_000,
+    );
+    expect(alerts.map((a) => ({ ...a.labels, state: a.status.state }))).toContainEqual({
+      alertname: 'NousSessionInvariantViolation',
+      severity: 'warning',
+      nous_session_invariant_kind: 'missing_message',
+      nous_session_invariant_log: 'bound',
+      gen_ai_agent_name: 'weather-agent',
+      state: 'active',
+    });
+  }, 100_000);
+});
