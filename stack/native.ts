@@ -61,16 +61,21 @@ function program(service: NativeService): string {
   );
 }
 
-/** Whether every program of the native stack is there (built and installed). */
-export function missingPrograms(): string[] {
+/** The programs of the native stack that are not there, each with what to do about it. */
+export function missingPrograms(services: readonly NativeService[] = NATIVE_SERVICES): string[] {
   const missing: string[] = [];
-  for (const service of NATIVE_SERVICES) {
+  for (const service of services) {
+    let path: string;
     try {
-      statSync(program(service));
+      path = program(service);
     } catch (error) {
-      missing.push(
-        error instanceof Error && error.message.includes('not installed') ? error.message : `${program(service)} (run npm run stack:build)`,
-      );
+      missing.push((error as Error).message);
+      continue;
+    }
+    try {
+      statSync(path);
+    } catch {
+      missing.push(`${path} is not built (npm run stack:build)`);
     }
   }
   return missing;

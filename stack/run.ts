@@ -15,10 +15,10 @@ async function main(): Promise<void> {
   console.log(
     [
       'The stack is up on loopback (Ctrl-C stops it):',
-      `  OTLP        OTEL_EXPORTER_OTLP_ENDPOINT=${stack.url('collector', 4318)}`,
-      `  Jaeger      ${stack.url('jaeger', 16686)}`,
-      `  Prometheus  ${stack.url('prometheus', 9090)}`,
-      `  Alertmanager ${stack.url('alertmanager', 9093)}`,
+      `  OTLP          OTEL_EXPORTER_OTLP_ENDPOINT=${stack.url('collector', 4318)}`,
+      `  Jaeger        ${stack.url('jaeger', 16686)} (the query API; the UI is in the image)`,
+      `  Prometheus    ${stack.url('prometheus', 9090)}`,
+      `  Alertmanager  ${stack.url('alertmanager', 9093)}`,
       `  configs and logs in ${stack.dir}`,
     ].join('\n'),
   );

@@ -101,6 +101,13 @@ describe('docker/prometheus and docker/alertmanager', () => {
     for (const route of config.route.routes ?? []) expect(receivers).toContain(route.receiver);
   });
 
+  const amtool = requireProgram('amtool');
+  it.skipIf(!amtool)('amtool check-config passes', () => {
+    const out = execFileSync('amtool', ['check-config', 'alertmanager/alertmanager.yml'], { cwd: docker, encoding: 'utf8' });
+    expect(out).toMatch(/SUCCESS/);
+    expect(out).toMatch(/1 receivers/);
+  });
+
   const promtool = requireProgram('promtool');
   it.skipIf(!promtool)('promtool check rules, test rules and check config pass', () => {
     const run = (...args: string[]) => execFileSync('promtool', args, { cwd: docker, encoding: 'utf8' });
