@@ -81,7 +81,8 @@ export function missingPrograms(services: readonly NativeService[] = NATIVE_SERV
   return missing;
 }
 
-async function freePort(): Promise<number> {
+/** A port nothing listens on now, on 127.0.0.1. */
+export async function freePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
     const server = createServer();
     server.once('error', reject);

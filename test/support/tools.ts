@@ -2,7 +2,6 @@
 // one fails the test; on a developer machine without it, the test is skipped.
 
 import { execFileSync } from 'node:child_process';
-import { createServer } from 'node:net';
 
 export function hasProgram(name: string): boolean {
   try {
@@ -20,13 +19,4 @@ export function requireProgram(program: string): boolean {
   return false;
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from '../../stack/native';
