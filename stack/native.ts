@@ -5,7 +5,18 @@
 // `npm run stack` and by the end-to-end test.
 
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { closeSync, cpSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -79,6 +90,15 @@ export function missingPrograms(services: readonly NativeService[] = NATIVE_SERV
     }
   }
   return missing;
+}
+
+/** Whether nothing listens on `port` of 127.0.0.1 now. */
+async function isFree(port: number): Promise<boolean> {
+  return new Promise((resolveFree) => {
+    const server = createServer();
+    server.once('error', () => resolveFree(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolveFree(true)));
+  });
 }
 
 /** A port nothing listens on now, on 127.0.0.1. */
@@ -182,6 +202,11 @@ export async function startStack(options: StackOptions = {}): Promise<NativeStac
   for (const key of neededPorts(compose, running)) {
     const [name, containerPort] = key.split(':') as [string, string];
     const published = options.ports === 'free' ? undefined : compose.get(name)!.published.get(Number(containerPort));
+    // A published port taken by another program would answer the readiness check for ours.
+    if (published !== undefined && !(await isFree(published))) {
+      rmSync(dir, { recursive: true, force: true });
+      throw new Error(`port ${published} (${key} in docker/compose.yaml) is in use on 127.0.0.1: stop what listens there`);
+    }
     ports.set(key, published ?? (await freePort()));
   }
   const portFor = (service: string, containerPort: number): number => {
@@ -231,6 +256,8 @@ export async function startStack(options: StackOptions = {}): Promise<NativeStac
         stdio: ['ignore', out, out],
       });
       closeSync(out);
+      // A program that cannot be started: said in its log, which the readiness timeout shows.
+      child.once('error', (error) => appendFileSync(logPath(name), `${String(error)}\n`));
       children.set(name, child);
       await waitReady(
         name,
