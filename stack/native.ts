@@ -54,6 +54,15 @@ export interface NativeStack {
   stop(): Promise<void>;
 }
 
+/** The path of `name` on PATH, or undefined. */
+export function findProgram(name: string): string | undefined {
+  try {
+    return execFileSync('which', [name], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return undefined;
+  }
+}
+
 /** The program each service runs, by the name the system or stack/build.sh gives it. */
 function program(service: NativeService): string {
   if (service === 'collector') return join(STACK_BIN, 'otelcol-nous');
@@ -61,11 +70,8 @@ function program(service: NativeService): string {
   // Debian calls Alertmanager prometheus-alertmanager.
   const names = service === 'alertmanager' ? ['alertmanager', 'prometheus-alertmanager'] : [service];
   for (const name of names) {
-    try {
-      return execFileSync('which', [name], { encoding: 'utf8' }).trim();
-    } catch {
-      // try the next name
-    }
+    const path = findProgram(name);
+    if (path !== undefined) return path;
   }
   throw new Error(
     `${names.join(' or ')} is not installed (Debian: apt-get install ${service === 'alertmanager' ? 'prometheus-alertmanager' : service})`,
@@ -92,25 +98,23 @@ export function missingPrograms(services: readonly NativeService[] = NATIVE_SERV
   return missing;
 }
 
-/** Whether nothing listens on `port` of 127.0.0.1 now. */
-async function isFree(port: number): Promise<boolean> {
-  return new Promise((resolveFree) => {
+/** Listens on `port` of 127.0.0.1 (0: any) and closes again: the port it got, or undefined when it is taken. */
+async function tryListen(port: number): Promise<number | undefined> {
+  return new Promise((resolvePort) => {
     const server = createServer();
-    server.once('error', () => resolveFree(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolveFree(true)));
+    server.once('error', () => resolvePort(undefined));
+    server.listen(port, '127.0.0.1', () => {
+      const { port: bound } = server.address() as { port: number };
+      server.close(() => resolvePort(bound));
+    });
   });
 }
 
 /** A port nothing listens on now, on 127.0.0.1. */
 export async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolvePort(port));
-    });
-  });
+  const port = await tryListen(0);
+  if (port === undefined) throw new Error('no free port on 127.0.0.1');
+  return port;
 }
 
 /**
@@ -203,7 +207,7 @@ export async function startStack(options: StackOptions = {}): Promise<NativeStac
     const [name, containerPort] = key.split(':') as [string, string];
     const published = options.ports === 'free' ? undefined : compose.get(name)!.published.get(Number(containerPort));
     // A published port taken by another program would answer the readiness check for ours.
-    if (published !== undefined && !(await isFree(published))) {
+    if (published !== undefined && (await tryListen(published)) === undefined) {
       rmSync(dir, { recursive: true, force: true });
       throw new Error(`port ${published} (${key} in docker/compose.yaml) is in use on 127.0.0.1: stop what listens there`);
     }

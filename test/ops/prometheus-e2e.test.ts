@@ -8,8 +8,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PACKAGE_ROOT } from '../support/run-node';
-import { appEnvironment, until } from '../support/services';
+import { PACKAGE_ROOT, appEnvironment } from '../support/run-node';
+import { until } from '../support/services';
 import { freePort, requireProgram } from '../support/tools';
 
 const prometheusInstalled = requireProgram('prometheus');

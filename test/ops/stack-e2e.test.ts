@@ -6,12 +6,10 @@
 // read back from Jaeger's query API, the counter from Prometheus (scraping the
 // Collector) and the alert from Alertmanager's API.
 
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { missingPrograms, startStack, type NativeStack } from '../../stack/native';
-import { PACKAGE_ROOT } from '../support/run-node';
-import { appEnvironment, until } from '../support/services';
+import { runNode } from '../support/run-node';
+import { until } from '../support/services';
 
 const missing = missingPrograms();
 // .ci/run builds and installs everything; elsewhere the test is skipped without them.
@@ -50,11 +48,12 @@ describe.skipIf(missing.length > 0)('the observability stack, natively: Collecto
   beforeAll(async () => {
     stack = await startStack({ ports: 'free' });
     // `npm run demo` without its build step (pretest has built the package).
-    await promisify(execFile)('node', ['--require', 'nous-session-invariant/register', '--import', 'tsx', 'examples/agent-loop.ts'], {
-      cwd: PACKAGE_ROOT,
-      env: { ...appEnvironment(), OTEL_SERVICE_NAME: SERVICE, OTEL_EXPORTER_OTLP_ENDPOINT: stack.url('collector', 4318) },
-      timeout: 60_000,
-    });
+    const demo = await runNode(
+      ['--require', 'nous-session-invariant/register', '--import', 'tsx', 'examples/agent-loop.ts'],
+      { OTEL_SERVICE_NAME: SERVICE, OTEL_EXPORTER_OTLP_ENDPOINT: stack.url('collector', 4318) },
+      { timeoutMs: 60_000 },
+    );
+    if (demo.code !== 0) throw new Error(`the demo exited ${demo.code ?? demo.signal}:\n${demo.stderr}`);
     // The demo's four violating requests (two bound, one per unmodified run that trims) reach Jaeger as three traces or more.
     traces = await until(
       'the traces in Jaeger',

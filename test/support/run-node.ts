@@ -16,6 +16,15 @@ export interface NodeRun {
 const TEST_MARKERS = ['VITEST', 'VITEST_POOL_ID', 'VITEST_WORKER_ID', 'NODE_TEST_CONTEXT', 'JEST_WORKER_ID', 'NODE_ENV', 'NODE_OPTIONS'];
 const OTEL_PREFIX = /^OTEL_|^NOUS_SESSION_INVARIANT$/;
 
+/** This process's environment less the test runner's markers, NODE_OPTIONS and any OTEL_* or NOUS_SESSION_INVARIANT setting: what an app starts with. */
+export function appEnvironment(): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(process.env).filter(
+      (entry): entry is [string, string] => entry[1] !== undefined && !TEST_MARKERS.includes(entry[0]) && !OTEL_PREFIX.test(entry[0]),
+    ),
+  );
+}
+
 export function runNode(
   args: string[],
   env: Record<string, string>,
@@ -26,10 +35,9 @@ export function runNode(
     cwd?: string;
   } = {},
 ): Promise<NodeRun> {
-  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !TEST_MARKERS.includes(k) && !OTEL_PREFIX.test(k)));
   const child = spawn(options.node ?? process.execPath, args, {
     cwd: options.cwd ?? PACKAGE_ROOT,
-    env: { ...base, ...env },
+    env: { ...appEnvironment(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

@@ -1,16 +1,4 @@
-// Helpers for tests that run the demo against real services (Prometheus, the
-// native stack): the app's environment without the test runner's, and a
-// bounded wait for a service to show a result.
-
-/** This process's environment less the test runner's variables and any OTEL_* setting. */
-export function appEnvironment(): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(process.env).filter(
-      (entry): entry is [string, string] =>
-        entry[1] !== undefined && !/^(VITEST|NODE_TEST_CONTEXT|JEST_WORKER_ID|NODE_ENV|OTEL_)/.test(entry[0]),
-    ),
-  );
-}
+// A bounded wait for a real service (Prometheus, the native stack) to show a result.
 
 /** Polls `probe` until it gives a value, for at most `timeoutMs`; the last error, if any, is in the timeout's message. */
 export async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number, intervalMs = 500): Promise<T> {

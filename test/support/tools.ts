@@ -1,15 +1,10 @@
 // External programs some tests need. In CI (.ci/run installs them) a missing
 // one fails the test; on a developer machine without it, the test is skipped.
 
-import { execFileSync } from 'node:child_process';
+import { findProgram } from '../../stack/native';
 
 export function hasProgram(name: string): boolean {
-  try {
-    execFileSync('which', [name], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
+  return findProgram(name) !== undefined;
 }
 
 /** Whether to run tests that need `program`; throws in CI when it is missing. */
