@@ -105,6 +105,7 @@ export class ImplicitLogs {
       };
     }
     let seen: Seen;
+    let orphan: ViolationDetails | undefined;
     try {
       const read = this.#stored.read(messages as readonly Message[], (m) => this.#fingerprint(m));
       if (read === undefined) {
@@ -115,7 +116,7 @@ export class ImplicitLogs {
         return {};
       }
       seen = read;
-      pairing(seen.messages); // reads every entry once: an unreadable one is reported here, not half-way through
+      orphan = pairing(seen.messages); // reads every entry once: an unreadable one is reported here, not half-way through
     } catch (error) {
       return { violation: report(invalid(`the request could not be read: ${describeThrown(error)}`), reaction) };
     }
@@ -135,13 +136,13 @@ export class ImplicitLogs {
         const violation = report(reconstructionFailure(implied, seen, reaction.captureContent), reaction);
         return { violation, pending: this.#branch(seen, first, run, now, reaction.captureContent) };
       }
-      const violation = report(pairing(seen.messages), reaction);
+      const violation = report(orphan, reaction);
       this.#extend(conversation, seen, offset, run, now, reaction.captureContent);
       return { violation, pending: this.#pending(conversation, seen) };
     }
 
     const found = rejoined(candidates, seen, reaction.captureContent) ?? lostReply(candidates, seen, run, reaction.captureContent);
-    const violation = report(found ?? pairing(seen.messages), reaction);
+    const violation = report(found ?? orphan, reaction);
     return { violation, pending: this.#branch(seen, first, run, now, reaction.captureContent) };
   }
 
@@ -365,6 +366,12 @@ function visibleSketch(message: unknown, captureContent: boolean): MessageSketch
 }
 
 const interned = new Map<string, MessageSketch>();
+/** Sketches of unnamed user and assistant messages, by tool-call count (below `USUAL_CALLS`). */
+const USUAL_ROLES: Readonly<Record<string, MessageSketch[] | undefined>> = Object.assign(Object.create(null) as object, {
+  user: [],
+  assistant: [],
+});
+const USUAL_CALLS = 16;
 
 /**
  * A sketch to keep: no text (unless content capture is on), and one shared
@@ -382,6 +389,9 @@ function storedSketch(message: unknown, captureContent: boolean): MessageSketch 
   const name = typeof m.name === 'string' ? m.name : null;
   // A tool call id is unique: its sketch is shared by nothing, so it is not worth a table entry.
   if (toolCallId !== null) return { role, preview: null, toolCalls, toolCallId, name };
+  // The usual shapes (a user message, an assistant message with a few calls) skip building a key.
+  const usual = name === null && toolCalls < USUAL_CALLS ? USUAL_ROLES[role] : undefined;
+  if (usual !== undefined) return (usual[toolCalls] ??= Object.freeze({ role, preview: null, toolCalls, toolCallId, name }));
   const key = `${role}\u0000${toolCalls}\u0000${name}`;
   let shared = interned.get(key);
   if (shared === undefined) {
