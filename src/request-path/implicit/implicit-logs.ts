@@ -126,7 +126,8 @@ export class ImplicitLogs {
     const run = currentRun();
     const candidates = this.#store.candidates(seen.fingerprints[first]!, now, MAX_CANDIDATES);
 
-    const continued = longestContinued(candidates, seen);
+    const prefixes = new SharedPrefixes(candidates, seen);
+    const continued = longestContinued(candidates, prefixes);
     if (continued !== undefined) {
       const { conversation, offset } = continued;
       const invented = this.#invented(conversation, seen, offset);
@@ -141,7 +142,8 @@ export class ImplicitLogs {
       return { violation, pending: this.#pending(conversation, seen) };
     }
 
-    const found = rejoined(candidates, seen, reaction.captureContent) ?? lostReply(candidates, seen, run, reaction.captureContent);
+    const found =
+      rejoined(candidates, prefixes, seen, reaction.captureContent) ?? lostReply(candidates, seen, run, reaction.captureContent);
     const violation = report(found ?? orphan, reaction);
     return { violation, pending: this.#branch(seen, first, run, now, reaction.captureContent) };
   }
@@ -240,13 +242,40 @@ function sharedPrefix(conversation: Conversation, seen: Seen, offset: number): n
   return i;
 }
 
+/** `sharedPrefix` of each candidate, computed once: the continuation and rejoin rules both read it. */
+class SharedPrefixes {
+  readonly #candidates: readonly Conversation[];
+  readonly #seen: Seen;
+  readonly #known: number[];
+
+  constructor(candidates: readonly Conversation[], seen: Seen) {
+    this.#candidates = candidates;
+    this.#seen = seen;
+    this.#known = new Array<number>(candidates.length).fill(-1);
+  }
+
+  /** The overlay offset of candidate `k` (see `overlayOffset`). */
+  offset(k: number): number {
+    return overlayOffset(this.#candidates[k]!, this.#seen);
+  }
+
+  /** How many of candidate `k`'s messages the request carries from its start (see `sharedPrefix`). */
+  shared(k: number): number {
+    if (this.#known[k]! < 0) this.#known[k] = sharedPrefix(this.#candidates[k]!, this.#seen, this.offset(k));
+    return this.#known[k]!;
+  }
+}
+
 /** The longest known conversation the request starts with in full. */
-function longestContinued(candidates: readonly Conversation[], seen: Seen): { conversation: Conversation; offset: number } | undefined {
+function longestContinued(
+  candidates: readonly Conversation[],
+  prefixes: SharedPrefixes,
+): { conversation: Conversation; offset: number } | undefined {
   let best: { conversation: Conversation; offset: number } | undefined;
-  for (const conversation of candidates) {
-    const offset = overlayOffset(conversation, seen);
+  for (let k = 0; k < candidates.length; k++) {
+    const conversation = candidates[k]!;
     if (best !== undefined && conversation.length <= best.conversation.length) continue;
-    if (sharedPrefix(conversation, seen, offset) === conversation.length) best = { conversation, offset };
+    if (prefixes.shared(k) === conversation.length) best = { conversation, offset: prefixes.offset(k) };
   }
   return best;
 }
@@ -259,12 +288,19 @@ function longestContinued(candidates: readonly Conversation[], seen: Seen): { co
  * conversation had. System messages never count as carried: their content
  * is not compared, so they say nothing about where a request rejoins.
  */
-function rejoined(candidates: readonly Conversation[], seen: Seen, captureContent: boolean): ViolationDetails | undefined {
+function rejoined(
+  candidates: readonly Conversation[],
+  prefixes: SharedPrefixes,
+  seen: Seen,
+  captureContent: boolean,
+): ViolationDetails | undefined {
   let best: { conversation: Conversation; shared: number; last: number } | undefined;
-  for (const conversation of candidates) {
-    const offset = overlayOffset(conversation, seen);
-    const shared = sharedPrefix(conversation, seen, offset);
+  for (let k = 0; k < candidates.length; k++) {
+    const conversation = candidates[k]!;
+    const offset = prefixes.offset(k);
+    const shared = prefixes.shared(k);
     if (best !== undefined && shared <= best.shared) continue;
+    if (offset + shared >= seen.fingerprints.length) continue; // nothing after the shared part could rejoin
     const later = new Set<Fingerprint>();
     for (let j = shared; j < conversation.length; j++)
       if (conversation.fingerprints[j] !== SYSTEM_FINGERPRINT) later.add(conversation.fingerprints[j]!);
