@@ -7,10 +7,14 @@
 // lookup per message of every request, and no copy, comparison or
 // serialisation of the message sees it.
 
+import type { MessageSketch } from '../invariant/sketch';
+
 /** What readers keep with a reused message. */
 export interface StableSlot {
   /** The implicit log's fingerprint of the message, once computed. */
   fingerprint?: number;
+  /** The implicit log's content-free sketch of the message, once computed. */
+  sketch?: MessageSketch;
 }
 
 const SLOT = Symbol('stable slot');
@@ -18,6 +22,7 @@ const SLOT = Symbol('stable slot');
 /** A slot only this module makes: a value found under `SLOT` is trusted only if it is one. */
 class Slot implements StableSlot {
   fingerprint?: number;
+  sketch?: MessageSketch;
   readonly #brand = true;
 
   static is(value: unknown): value is Slot {

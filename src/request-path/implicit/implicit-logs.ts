@@ -417,6 +417,13 @@ const USUAL_CALLS = 16;
  */
 function storedSketch(message: unknown, captureContent: boolean): MessageSketch {
   if (captureContent) return sketch(message);
+  // A message the seam reuses from request to request (it never changes): sketched once.
+  const slot = stableSlot(message);
+  if (slot !== undefined) return (slot.sketch ??= contentFreeSketch(message));
+  return contentFreeSketch(message);
+}
+
+function contentFreeSketch(message: unknown): MessageSketch {
   const m = typeof message === 'object' && message !== null ? (message as Record<string, unknown>) : {};
   const role = typeof m.role === 'string' ? m.role : 'invalid';
   if (role === 'system') return SYSTEM_SKETCH;
