@@ -3,7 +3,7 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fromOpenAIChat, fromOpenAIChatReusing } from '../src/integrations/openai/chat-adapter';
+import { fromOpenAIChatReusing } from '../src/integrations/openai/chat-adapter';
 import { EntryMemo } from '../src/adapters/entry-memo';
 import { matchesSnapshot, takeSnapshot } from '../src/adapters/reference-snapshot';
 import { heapSnapshot, occurrencesBetween } from './support/heap';
@@ -119,37 +119,6 @@ describe('EntryMemo', () => {
 });
 
 describe('the Chat Completions reading the openai hook reuses', () => {
-  it('reads every request as fromOpenAIChat does, tool results named after the last call with their id before them', () => {
-    const ids = ['a', 'b', 'c'];
-    const entry = fc.oneof(
-      fc.record({ role: fc.constant('user'), content: fc.string({ maxLength: 3 }) }),
-      fc.record({
-        role: fc.constant('assistant'),
-        content: fc.constant(null),
-        tool_calls: fc.array(
-          fc.record({
-            id: fc.constantFrom(...ids),
-            type: fc.constant('function'),
-            function: fc.record({ name: fc.constantFrom('f', 'g', 'h'), arguments: fc.constant('{}') }),
-          }),
-          { maxLength: 3 },
-        ),
-      }),
-      fc.record({ role: fc.constant('tool'), tool_call_id: fc.constantFrom(...ids), content: fc.constant('r') }),
-      fc.record({ role: fc.constant('tool'), tool_call_id: fc.constantFrom(...ids), content: fc.constant('r'), name: fc.constant('own') }),
-    );
-    fc.assert(
-      fc.property(fc.array(entry, { maxLength: 40 }), fc.array(fc.nat(), { maxLength: 40 }), (pool, picks) => {
-        // Requests drawn from one pool of objects, so entries are re-sent in new orders and at new distances from their calls.
-        for (let round = 0; round < 3; round++) {
-          const request = pool.length === 0 ? [] : picks.map((p, i) => pool[(p + i * round) % pool.length]!);
-          expect(fromOpenAIChatReusing(request)).toEqual(fromOpenAIChat(request));
-        }
-      }),
-      { numRuns: 500 },
-    );
-  });
-
   it('keeps no message text once the app has dropped its messages: searched for in a heap snapshot', async () => {
     const token = Math.random().toString(36).slice(2, 12);
     let kept: unknown[] | undefined;

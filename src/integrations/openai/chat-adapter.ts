@@ -82,33 +82,21 @@ export function fromOpenAIChatReusing(messages: readonly unknown[]): Message[] {
   // nothing from the memo and would pay for remembering every entry: only once a request carries an object
   // seen before is everything remembered.
   if (!reusesEntries(entries)) return fromOpenAIChat(entries);
-  const readings = new Array<ChatReading>(entries.length);
-  const names = new CallNamesBefore(readings);
-  const out = new Array<Message>(entries.length);
+  const names = new ToolCallNames();
+  const out: Message[] = new Array<Message>(entries.length);
   for (let i = 0; i < entries.length; i++) {
-    const reading = chatEntries.get(entries[i], readStable);
-    readings[i] = reading;
-    const name = reading.answers === undefined ? undefined : names.nameOf(reading.answers, i);
-    out[i] = name === undefined ? reading.message : namedCopy(reading, name);
+    let message = chatEntries.get(entries[i], readStable);
+    if (message.role === 'assistant') names.record(message.toolCalls);
+    else if (message.role === 'tool' && message.name === undefined && typeof message.toolCallId === 'string') {
+      const name = names.nameOf(message.toolCallId);
+      if (name !== undefined) message = namedCopy(message, name);
+    }
+    out[i] = message;
   }
   return out;
 }
 
-/**
- * What the memo keeps of an entry: its message, and what the naming pass
- * needs of it, read once (the message is frozen).
- */
-interface ChatReading {
-  readonly message: Message;
-  /** An assistant message's calls. */
-  readonly calls: readonly ToolCall[] | undefined;
-  /** A tool message with no name of its own: the id of the call it answers, whose name it takes. */
-  readonly answers: string | undefined;
-  /** The last named copy made of the message. */
-  named: Message | undefined;
-}
-
-const chatEntries = new EntryMemo<ChatReading>();
+const chatEntries = new EntryMemo<Message>();
 /** A few entries of each request read without the memo, to notice when the next request re-sends them. */
 const probed = new WeakSet<object>();
 
@@ -119,58 +107,20 @@ function reusesEntries(entries: readonly unknown[]): boolean {
   for (const entry of probes) if (typeof entry === 'object' && entry !== null) probed.add(entry);
   return false;
 }
+const UNNAMED = new ToolCallNames();
+const namedCopies = new WeakMap<Message, Message>();
 
-function readStable(entry: unknown): ChatReading {
-  // A names table of its own: the message must not take a name from calls read before (that is the naming pass's job).
-  const [read] = readSafely(entry, (e) => [fromChatMessage(e, new ToolCallNames())]);
-  const message = Object.freeze(markStable(read!));
-  const m = typeof message === 'object' && message !== null ? message : undefined;
-  return {
-    message,
-    calls: m?.role === 'assistant' ? m.toolCalls : undefined,
-    answers: m?.role === 'tool' && m.name === undefined && typeof m.toolCallId === 'string' ? m.toolCallId : undefined,
-    named: undefined,
-  };
+function readStable(entry: unknown): Message {
+  const [message] = readSafely(entry, (e) => [fromChatMessage(e, UNNAMED)]);
+  return Object.freeze(markStable(message!));
 }
 
-function namedCopy(reading: ChatReading, name: string): Message {
-  if (reading.named?.name === name) return reading.named;
-  return (reading.named = Object.freeze(markStable({ ...reading.message, name })));
-}
-
-/** How far back a tool result's call is looked for before the table of every call is built. */
-const NEAR = 8;
-
-/**
- * The name of a call made before a given entry of a request: the last call
- * with that id and a name, as `ToolCallNames` would give it. A result usually
- * follows its call closely, so the few entries before it are searched first;
- * a call further back is found in a table of every call before the entry,
- * built once per request, as far as it is needed.
- */
-class CallNamesBefore {
-  readonly #readings: readonly ChatReading[];
-  #names: ToolCallNames | undefined;
-  #recorded = 0;
-
-  constructor(readings: readonly ChatReading[]) {
-    this.#readings = readings;
-  }
-
-  nameOf(id: string, at: number): string | undefined {
-    for (let j = at - 1; j >= 0 && j >= at - NEAR; j--) {
-      const calls = this.#readings[j]!.calls;
-      if (calls === undefined) continue;
-      for (let c = calls.length - 1; c >= 0; c--) {
-        const call = calls[c];
-        if (call?.id === id && typeof call.name === 'string') return call.name;
-      }
-    }
-    // None near: what lies further back decides (the calls near it did not name this id).
-    this.#names ??= new ToolCallNames();
-    for (; this.#recorded < at; this.#recorded++) this.#names.record(this.#readings[this.#recorded]!.calls);
-    return this.#names.nameOf(id);
-  }
+function namedCopy(message: Message, name: string): Message {
+  const known = namedCopies.get(message);
+  if (known?.name === name) return known;
+  const copy = Object.freeze(markStable({ ...message, name }));
+  namedCopies.set(message, copy);
+  return copy;
 }
 
 function fromChatMessage(entry: unknown, names: ToolCallNames): Message {
