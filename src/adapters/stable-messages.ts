@@ -2,22 +2,49 @@
 // (see entry-memo.ts). They are frozen and never change, so what a reader
 // computes from one of them (the implicit log's fingerprint) can be kept
 // with it, in the message's slot.
+// The slot is a non-enumerable property under a module-private symbol, set
+// before the message is frozen: reading it is a property load, not a WeakMap
+// lookup per message of every request, and no copy, comparison or
+// serialisation of the message sees it.
+
+import type { MessageSketch } from '../invariant/sketch';
 
 /** What readers keep with a reused message. */
 export interface StableSlot {
   /** The implicit log's fingerprint of the message, once computed. */
   fingerprint?: number;
+  /** The implicit log's content-free sketch of the message, once computed. */
+  sketch?: MessageSketch;
 }
 
-const slots = new WeakMap<object, StableSlot>();
+const SLOT = Symbol('stable slot');
 
-/** Marks a frozen canonical message as reused between requests; returns it. */
-export function markStable<T extends object>(message: T): T {
-  slots.set(message, {});
+/** A slot only this module makes: a value found under `SLOT` is trusted only if it is one. */
+class Slot implements StableSlot {
+  fingerprint?: number;
+  sketch?: MessageSketch;
+  readonly #brand = true;
+
+  static is(value: unknown): value is Slot {
+    return typeof value === 'object' && value !== null && #brand in value;
+  }
+}
+
+/**
+ * Marks a canonical message, not yet frozen, as reused between requests;
+ * returns it. A value that cannot take a slot (a primitive, a shared frozen
+ * marker) is returned as it is and simply gets none.
+ */
+export function markStable<T>(message: T): T {
+  if (typeof message === 'object' && message !== null && Object.isExtensible(message)) {
+    Object.defineProperty(message, SLOT, { value: new Slot() });
+  }
   return message;
 }
 
 /** The slot of a reused canonical message (which never changes), or undefined for any other value. */
 export function stableSlot(message: unknown): StableSlot | undefined {
-  return typeof message === 'object' && message !== null ? slots.get(message) : undefined;
+  if (typeof message !== 'object' || message === null) return undefined;
+  const slot = (message as { [SLOT]?: unknown })[SLOT];
+  return slot !== undefined && Slot.is(slot) ? slot : undefined;
 }

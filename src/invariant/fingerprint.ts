@@ -4,6 +4,7 @@
 // conversation log keeps fingerprints instead of message text.
 
 import { jsonOfDate } from './deep-equal';
+import { FLAT_FALSE, FLAT_NUMBER, FLAT_STRING, FLAT_TRUE, readFlatObject } from './flat-json';
 import { CACHE_MARKER, NO_ARGUMENTS, isEmptyContent, parseJson, singleText } from './message-equality';
 
 /** A message's fingerprint: an integer in [0, 2**53). */
@@ -130,6 +131,8 @@ function toolCallHash(call: unknown, walk: Walk): number {
 /** A JSON string hashes as the value it parses to, so it matches that value in any spacing or key order. */
 function argumentsHash(args: unknown, walk: Walk): number {
   if (typeof args !== 'string') return tagged(T_ARGS_VALUE, hashValue(args === undefined ? NO_ARGUMENTS : args, walk));
+  const flat = flatObjectHash(args);
+  if (flat !== undefined) return tagged(T_ARGS_VALUE, flat);
   const parsed = parseJson(args);
   return parsed ? tagged(T_ARGS_VALUE, hashValue(parsed.value, walk)) : hashString(args, T_ARGS_TEXT);
 }
@@ -198,6 +201,52 @@ function tagged(tag: number, value: number): number {
   return finish();
 }
 
+/** Positions `readFlatObject` writes, reused: fingerprints are computed one at a time. */
+const flatRanges: number[] = [];
+
+/**
+ * `hashValue(JSON.parse(text))` for a flat object read in place (see
+ * flat-json.ts), the same pairs summed as `hashObject` sums them; undefined
+ * for any other text.
+ */
+function flatObjectHash(text: string): number | undefined {
+  const keys = readFlatObject(text, flatRanges);
+  if (keys < 0) return undefined;
+  let lo = 0;
+  let hi = 0;
+  for (let k = 0; k < keys; k++) {
+    const at = k * 5;
+    const valueHash = flatValueHash(text, flatRanges[at + 2]!, flatRanges[at + 3]!, flatRanges[at + 4]!);
+    seed(T_PAIR);
+    mix(hashRange(text, flatRanges[at]!, flatRanges[at + 1]!, T_STRING));
+    mix(valueHash);
+    const pair = finish();
+    lo = (lo + (pair >>> 0)) | 0;
+    hi = (hi + ((pair / 0x100000000) | 0)) | 0;
+  }
+  seed(T_OBJECT);
+  mix(lo >>> 0);
+  mix(hi >>> 0);
+  mix(keys);
+  return finish();
+}
+
+/** `hashValue` of one value of a flat object, from its position in the text. */
+function flatValueHash(text: string, kind: number, start: number, end: number): number {
+  switch (kind) {
+    case FLAT_STRING:
+      return hashRange(text, start, end, T_STRING);
+    case FLAT_NUMBER:
+      return tagged(T_NUMBER, numberBits(Number(text.slice(start, end))));
+    case FLAT_TRUE:
+      return T_TRUE;
+    case FLAT_FALSE:
+      return T_FALSE;
+    default:
+      return T_NULL;
+  }
+}
+
 function hashObject(obj: Record<string, unknown>, walk: Walk): number {
   let lo = 0;
   let hi = 0;
@@ -259,17 +308,25 @@ function finishLanes(a: number, b: number): number {
   return 4294967296 * (2097151 & b) + (a >>> 0);
 }
 
-/** Two UTF-16 units per step: the loop runs once per pair of characters, which halves the multiplications. */
 function hashString(s: string, tag: number): number {
+  return hashRange(s, 0, s.length, tag);
+}
+
+/**
+ * The hash of `s.slice(start, end)`, without the slice. Two UTF-16 units per
+ * step: the loop runs once per pair of characters, which halves the
+ * multiplications.
+ */
+function hashRange(s: string, start: number, end: number, tag: number): number {
   let a = 0xdeadbeef ^ tag;
-  let b = 0x41c6ce57 ^ s.length;
-  const even = s.length & ~1;
-  for (let i = 0; i < even; i += 2) {
+  let b = 0x41c6ce57 ^ (end - start);
+  const even = start + ((end - start) & ~1);
+  for (let i = start; i < even; i += 2) {
     const pair = (s.charCodeAt(i) << 16) | s.charCodeAt(i + 1);
     a = Math.imul(a ^ pair, 2654435761);
     b = Math.imul(b ^ pair, 1597334677);
   }
-  if (even !== s.length) {
+  if (even !== end) {
     const last = s.charCodeAt(even);
     a = Math.imul(a ^ last, 2654435761);
     b = Math.imul(b ^ last, 1597334677);

@@ -1,5 +1,6 @@
 // The implicit conversation log's rules, driven with canonical messages.
 
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { heapSnapshot, occurrencesBetween } from '../support/heap';
 import type { Message } from '../../src/index';
@@ -248,6 +249,39 @@ describe('implicit log: bounds', () => {
     expect(found[0]).toBe(kept[0]);
     expect(found.slice(1)).toEqual(kept.slice(-31).reverse());
     expect(store.candidates(2, 0, 32)).toEqual([]);
+  });
+
+  it('keeps each bucket in recency order through adds, touches, capacity and idle evictions (against a plain list)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.constantFrom('add', 'touch', 'wait'), fc.integer({ min: 1, max: 3 }), fc.nat()), { maxLength: 60 }),
+        (ops) => {
+          const store = new ConversationStore({ maxConversations: 8, idleTimeoutMs: 10 }, () => {});
+          let model: Conversation[] = []; // least recently used first
+          let now = 0;
+          for (const [op, key, pick] of ops) {
+            if (op === 'add') {
+              const c = new Conversation([key], [], key, now, { run: undefined, length: 1, prefill: false, replyObserved: false });
+              store.add(c);
+              model.push(c);
+              if (model.length > 8) model.shift();
+            } else if (op === 'touch' && model.length > 0) {
+              const c = model[pick % model.length]!;
+              store.touch(c, now);
+              model = [...model.filter((m) => m !== c), c];
+            } else now += pick % 7;
+            for (const k of [1, 2, 3]) {
+              model = model.filter((m) => now - m.lastUsed <= 10);
+              const expected = model.filter((m) => m.key === k).reverse();
+              const found = store.candidates(k, now, 4);
+              expect(found.length).toBe(Math.min(4, expected.length));
+              found.forEach((c, i) => expect(c).toBe(expected[i]));
+            }
+            expect(store.size).toBe(model.length);
+          }
+        },
+      ),
+    );
   });
 
   it('drops idle conversations', () => {

@@ -112,13 +112,13 @@ const namedCopies = new WeakMap<Message, Message>();
 
 function readStable(entry: unknown): Message {
   const [message] = readSafely(entry, (e) => [fromChatMessage(e, UNNAMED)]);
-  return markStable(Object.freeze(message!));
+  return Object.freeze(markStable(message!));
 }
 
 function namedCopy(message: Message, name: string): Message {
   const known = namedCopies.get(message);
   if (known?.name === name) return known;
-  const copy = markStable(Object.freeze({ ...message, name }));
+  const copy = Object.freeze(markStable({ ...message, name }));
   namedCopies.set(message, copy);
   return copy;
 }

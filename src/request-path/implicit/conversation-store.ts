@@ -33,7 +33,8 @@ export interface StoreLimits {
 export class ConversationStore {
   /** Insertion order is recency order: a touched conversation is moved to the end. */
   readonly #recent = new Set<Conversation>();
-  readonly #byKey = new Map<Fingerprint, Set<Conversation>>();
+  /** The most recently used conversation of each key; the rest of its bucket follows by `older` links. */
+  readonly #byKey = new Map<Fingerprint, Conversation>();
   readonly #limits: StoreLimits;
   readonly #onEvict: (reason: EvictionReason) => void;
 
@@ -50,27 +51,23 @@ export class ConversationStore {
 
   /**
    * The conversations that start like a request with first non-system message
-   * `key`, most recent first, at most `limit`. A bucket is kept in recency
-   * order (`add` and `touch` put a conversation last), so this takes its last
-   * `limit` as they are: no sort of the whole bucket, which may hold every
-   * conversation kept (one system prompt and first message shared by all).
+   * `key`, most recent first, at most `limit`. A bucket is a list in recency
+   * order (`add` and `touch` put a conversation first), so this walks its
+   * first `limit`: neither a sort nor a walk of the whole bucket, which may
+   * hold every conversation kept (one system prompt and first message shared
+   * by all).
    */
   candidates(key: Fingerprint, now: number, limit: number): Conversation[] {
     this.expire(now);
-    const found = this.#byKey.get(key);
-    if (found === undefined) return [];
     const list: Conversation[] = [];
-    let skip = found.size - limit;
-    for (const conversation of found) if (skip-- <= 0) list.push(conversation);
-    return list.reverse();
+    for (let c = this.#byKey.get(key); c !== undefined && list.length < limit; c = c.older) list.push(c);
+    return list;
   }
 
   /** Adds a conversation as the most recently used, then evicts the least recently used while over the cap. */
   add(conversation: Conversation): void {
     this.#recent.add(conversation);
-    let bucket = this.#byKey.get(conversation.key);
-    if (bucket === undefined) this.#byKey.set(conversation.key, (bucket = new Set()));
-    bucket.add(conversation);
+    this.#link(conversation);
     while (this.#recent.size > this.#limits.maxConversations) {
       const oldest = this.#recent.values().next().value as Conversation;
       this.#remove(oldest);
@@ -79,17 +76,17 @@ export class ConversationStore {
   }
 
   /**
-   * Marks a conversation used at `now` and moves it to the most recent end,
-   * of the store and of its bucket. That keeps recency order sorted by
+   * Marks a conversation used at `now` and moves it to the most recent end
+   * of the store, and first in its bucket. That keeps recency order sorted by
    * `lastUsed`, so `expire` can stop at the first conversation still fresh
-   * and `candidates` can take a bucket's last ones.
+   * and `candidates` can take a bucket's first ones.
    */
   touch(conversation: Conversation, now: number): void {
     conversation.lastUsed = now;
     if (!this.#recent.delete(conversation)) return;
     this.#recent.add(conversation);
-    const bucket = this.#byKey.get(conversation.key);
-    if (bucket?.delete(conversation)) bucket.add(conversation);
+    this.#unlink(conversation);
+    this.#link(conversation);
   }
 
   /** Drops conversations idle for longer than the timeout (the oldest are first in recency order). */
@@ -103,8 +100,25 @@ export class ConversationStore {
 
   #remove(conversation: Conversation): void {
     this.#recent.delete(conversation);
-    const bucket = this.#byKey.get(conversation.key);
-    bucket?.delete(conversation);
-    if (bucket?.size === 0) this.#byKey.delete(conversation.key);
+    this.#unlink(conversation);
+  }
+
+  /** Puts a conversation first in its bucket. */
+  #link(conversation: Conversation): void {
+    const newest = this.#byKey.get(conversation.key);
+    conversation.older = newest;
+    conversation.newer = undefined;
+    if (newest !== undefined) newest.newer = conversation;
+    this.#byKey.set(conversation.key, conversation);
+  }
+
+  /** Takes a conversation out of its bucket (a bucket left empty is dropped). */
+  #unlink(conversation: Conversation): void {
+    const { newer, older } = conversation;
+    if (older !== undefined) older.newer = newer;
+    if (newer !== undefined) newer.older = older;
+    else if (older !== undefined) this.#byKey.set(conversation.key, older);
+    else this.#byKey.delete(conversation.key);
+    conversation.newer = conversation.older = undefined;
   }
 }

@@ -32,6 +32,9 @@ export class Conversation {
   lastUsed: number;
   /** The request that last extended it, for the lost-reply rule (docs/behaviour.md §8.2). */
   lastRequest: LastRequest;
+  /** The conversation store's links between conversations with the same key, by recency (see conversation-store.ts). */
+  newer: Conversation | undefined = undefined;
+  older: Conversation | undefined = undefined;
 
   /** A conversation as first seen: the request's messages, keyed by its first non-system message. */
   constructor(fingerprints: Fingerprint[], sketches: MessageSketch[], key: Fingerprint, now: number, lastRequest: LastRequest) {

@@ -105,6 +105,7 @@ export class ImplicitLogs {
       };
     }
     let seen: Seen;
+    let orphan: ViolationDetails | undefined;
     try {
       const read = this.#stored.read(messages as readonly Message[], (m) => this.#fingerprint(m));
       if (read === undefined) {
@@ -115,7 +116,7 @@ export class ImplicitLogs {
         return {};
       }
       seen = read;
-      pairing(seen.messages); // reads every entry once: an unreadable one is reported here, not half-way through
+      orphan = pairing(seen.messages); // reads every entry once: an unreadable one is reported here, not half-way through
     } catch (error) {
       return { violation: report(invalid(`the request could not be read: ${describeThrown(error)}`), reaction) };
     }
@@ -125,7 +126,8 @@ export class ImplicitLogs {
     const run = currentRun();
     const candidates = this.#store.candidates(seen.fingerprints[first]!, now, MAX_CANDIDATES);
 
-    const continued = longestContinued(candidates, seen);
+    const prefixes = new SharedPrefixes(candidates, seen);
+    const continued = longestContinued(candidates, prefixes);
     if (continued !== undefined) {
       const { conversation, offset } = continued;
       const invented = this.#invented(conversation, seen, offset);
@@ -135,13 +137,14 @@ export class ImplicitLogs {
         const violation = report(reconstructionFailure(implied, seen, reaction.captureContent), reaction);
         return { violation, pending: this.#branch(seen, first, run, now, reaction.captureContent) };
       }
-      const violation = report(pairing(seen.messages), reaction);
+      const violation = report(orphan, reaction);
       this.#extend(conversation, seen, offset, run, now, reaction.captureContent);
       return { violation, pending: this.#pending(conversation, seen) };
     }
 
-    const found = rejoined(candidates, seen, reaction.captureContent) ?? lostReply(candidates, seen, run, reaction.captureContent);
-    const violation = report(found ?? pairing(seen.messages), reaction);
+    const found =
+      rejoined(candidates, prefixes, seen, reaction.captureContent) ?? lostReply(candidates, seen, run, reaction.captureContent);
+    const violation = report(found ?? orphan, reaction);
     return { violation, pending: this.#branch(seen, first, run, now, reaction.captureContent) };
   }
 
@@ -239,13 +242,40 @@ function sharedPrefix(conversation: Conversation, seen: Seen, offset: number): n
   return i;
 }
 
+/** `sharedPrefix` of each candidate, computed once: the continuation and rejoin rules both read it. */
+class SharedPrefixes {
+  readonly #candidates: readonly Conversation[];
+  readonly #seen: Seen;
+  readonly #known: number[];
+
+  constructor(candidates: readonly Conversation[], seen: Seen) {
+    this.#candidates = candidates;
+    this.#seen = seen;
+    this.#known = new Array<number>(candidates.length).fill(-1);
+  }
+
+  /** The overlay offset of candidate `k` (see `overlayOffset`). */
+  offset(k: number): number {
+    return overlayOffset(this.#candidates[k]!, this.#seen);
+  }
+
+  /** How many of candidate `k`'s messages the request carries from its start (see `sharedPrefix`). */
+  shared(k: number): number {
+    if (this.#known[k]! < 0) this.#known[k] = sharedPrefix(this.#candidates[k]!, this.#seen, this.offset(k));
+    return this.#known[k]!;
+  }
+}
+
 /** The longest known conversation the request starts with in full. */
-function longestContinued(candidates: readonly Conversation[], seen: Seen): { conversation: Conversation; offset: number } | undefined {
+function longestContinued(
+  candidates: readonly Conversation[],
+  prefixes: SharedPrefixes,
+): { conversation: Conversation; offset: number } | undefined {
   let best: { conversation: Conversation; offset: number } | undefined;
-  for (const conversation of candidates) {
-    const offset = overlayOffset(conversation, seen);
+  for (let k = 0; k < candidates.length; k++) {
+    const conversation = candidates[k]!;
     if (best !== undefined && conversation.length <= best.conversation.length) continue;
-    if (sharedPrefix(conversation, seen, offset) === conversation.length) best = { conversation, offset };
+    if (prefixes.shared(k) === conversation.length) best = { conversation, offset: prefixes.offset(k) };
   }
   return best;
 }
@@ -258,12 +288,19 @@ function longestContinued(candidates: readonly Conversation[], seen: Seen): { co
  * conversation had. System messages never count as carried: their content
  * is not compared, so they say nothing about where a request rejoins.
  */
-function rejoined(candidates: readonly Conversation[], seen: Seen, captureContent: boolean): ViolationDetails | undefined {
+function rejoined(
+  candidates: readonly Conversation[],
+  prefixes: SharedPrefixes,
+  seen: Seen,
+  captureContent: boolean,
+): ViolationDetails | undefined {
   let best: { conversation: Conversation; shared: number; last: number } | undefined;
-  for (const conversation of candidates) {
-    const offset = overlayOffset(conversation, seen);
-    const shared = sharedPrefix(conversation, seen, offset);
+  for (let k = 0; k < candidates.length; k++) {
+    const conversation = candidates[k]!;
+    const offset = prefixes.offset(k);
+    const shared = prefixes.shared(k);
     if (best !== undefined && shared <= best.shared) continue;
+    if (offset + shared >= seen.fingerprints.length) continue; // nothing after the shared part could rejoin
     const later = new Set<Fingerprint>();
     for (let j = shared; j < conversation.length; j++)
       if (conversation.fingerprints[j] !== SYSTEM_FINGERPRINT) later.add(conversation.fingerprints[j]!);
@@ -365,6 +402,12 @@ function visibleSketch(message: unknown, captureContent: boolean): MessageSketch
 }
 
 const interned = new Map<string, MessageSketch>();
+/** Sketches of unnamed user and assistant messages, by tool-call count (below `USUAL_CALLS`). */
+const USUAL_ROLES: Readonly<Record<string, MessageSketch[] | undefined>> = Object.assign(Object.create(null) as object, {
+  user: [],
+  assistant: [],
+});
+const USUAL_CALLS = 16;
 
 /**
  * A sketch to keep: no text (unless content capture is on), and one shared
@@ -374,6 +417,13 @@ const interned = new Map<string, MessageSketch>();
  */
 function storedSketch(message: unknown, captureContent: boolean): MessageSketch {
   if (captureContent) return sketch(message);
+  // A message the seam reuses from request to request (it never changes): sketched once.
+  const slot = stableSlot(message);
+  if (slot !== undefined) return (slot.sketch ??= contentFreeSketch(message));
+  return contentFreeSketch(message);
+}
+
+function contentFreeSketch(message: unknown): MessageSketch {
   const m = typeof message === 'object' && message !== null ? (message as Record<string, unknown>) : {};
   const role = typeof m.role === 'string' ? m.role : 'invalid';
   if (role === 'system') return SYSTEM_SKETCH;
@@ -382,6 +432,9 @@ function storedSketch(message: unknown, captureContent: boolean): MessageSketch 
   const name = typeof m.name === 'string' ? m.name : null;
   // A tool call id is unique: its sketch is shared by nothing, so it is not worth a table entry.
   if (toolCallId !== null) return { role, preview: null, toolCalls, toolCallId, name };
+  // The usual shapes (a user message, an assistant message with a few calls) skip building a key.
+  const usual = name === null && toolCalls < USUAL_CALLS ? USUAL_ROLES[role] : undefined;
+  if (usual !== undefined) return (usual[toolCalls] ??= Object.freeze({ role, preview: null, toolCalls, toolCallId, name }));
   const key = `${role}\u0000${toolCalls}\u0000${name}`;
   let shared = interned.get(key);
   if (shared === undefined) {

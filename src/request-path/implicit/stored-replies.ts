@@ -57,9 +57,14 @@ export class StoredReplies {
    * message. Returns undefined when a reference names an item never seen.
    */
   read(messages: readonly Message[], fingerprint: (message: unknown) => Fingerprint): ReadRequest | undefined {
-    const read: Message[] = [];
     const fingerprints: Fingerprint[] = [];
-    for (let i = 0; i < messages.length; i++) {
+    // Most requests refer to nothing: their messages are read as they are, without a copy.
+    let i = 0;
+    for (; i < messages.length && referenceId(messages[i]) === undefined; i++) fingerprints.push(fingerprint(messages[i]));
+    if (i === messages.length) return { messages, fingerprints };
+    const read: Message[] = [];
+    for (let j = 0; j < i; j++) read.push(messages[j]!);
+    for (; i < messages.length; i++) {
       const id = referenceId(messages[i]);
       if (id === undefined) {
         read.push(messages[i]!);
