@@ -3,7 +3,7 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fromOpenAIChatReusing } from '../src/integrations/openai/chat-adapter';
+import { fromOpenAIChat, fromOpenAIChatReusing } from '../src/integrations/openai/chat-adapter';
 import { EntryMemo } from '../src/adapters/entry-memo';
 import { matchesSnapshot, takeSnapshot } from '../src/adapters/reference-snapshot';
 import { heapSnapshot, occurrencesBetween } from './support/heap';
@@ -119,6 +119,57 @@ describe('EntryMemo', () => {
 });
 
 describe('the Chat Completions reading the openai hook reuses', () => {
+  // Entries drawn from a small pool the app keeps and re-sends in any order, some changed in place between
+  // requests: the reused reading must equal a fresh one of each request, tool-result names included (a result
+  // is named only by a call before it in the same request, never by one an earlier request carried).
+  const callId = fc.constantFrom('a', 'b');
+  const rawEntry = fc.oneof(
+    fc.record({ role: fc.constant('user'), content: fc.constantFrom('hi', 'again') }),
+    fc.record({
+      role: fc.constant('assistant'),
+      content: fc.constantFrom(null, 'ok'),
+      tool_calls: fc.array(
+        fc.record({
+          id: callId,
+          type: fc.constant('function'),
+          function: fc.record({ name: fc.constantFrom('f', 'g'), arguments: fc.constant('{}') }),
+        }),
+        { maxLength: 2 },
+      ),
+    }),
+    fc.record({ role: fc.constant('tool'), tool_call_id: callId, content: fc.constantFrom('r', 's') }),
+    fc.record({ role: fc.constant('tool'), tool_call_id: callId, content: fc.constant('r'), name: fc.constant('named') }),
+  );
+  const step = fc.record({
+    pick: fc.array(fc.nat(), { maxLength: 6 }),
+    change: fc.option(fc.tuple(fc.nat(), rawEntry), { nil: undefined }),
+  });
+
+  it('reads every request as fromOpenAIChat does, whatever entries earlier requests carried', () => {
+    fc.assert(
+      fc.property(fc.array(rawEntry, { minLength: 1, maxLength: 6 }), fc.array(step, { minLength: 1, maxLength: 8 }), (pool, steps) => {
+        for (const { pick, change } of steps) {
+          if (change) Object.assign(pool[change[0] % pool.length]!, change[1]); // changed in place
+          const request = pick.map((i) => pool[i % pool.length]!);
+          expect(fromOpenAIChatReusing(request)).toEqual(fromOpenAIChat(request));
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('does not name a tool result after a call of an earlier request', () => {
+    const call = {
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: 'a', type: 'function', function: { name: 'f', arguments: '{}' } }],
+    };
+    const result = { role: 'tool', tool_call_id: 'a', content: 'r' };
+    fromOpenAIChatReusing([call, result]);
+    expect(fromOpenAIChatReusing([call, result])[1]).toMatchObject({ name: 'f' });
+    expect(fromOpenAIChatReusing([result])[0]!.name).toBeUndefined();
+  });
+
   it('keeps no message text once the app has dropped its messages: searched for in a heap snapshot', async () => {
     const token = Math.random().toString(36).slice(2, 12);
     let kept: unknown[] | undefined;

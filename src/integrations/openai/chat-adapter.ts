@@ -86,8 +86,8 @@ export function fromOpenAIChatReusing(messages: readonly unknown[]): Message[] {
   const out: Message[] = new Array<Message>(entries.length);
   for (let i = 0; i < entries.length; i++) {
     let message = chatEntries.get(entries[i], readStable);
-    if (message.role === 'assistant') names.record(message.toolCalls);
-    else if (message.role === 'tool' && message.name === undefined && typeof message.toolCallId === 'string') {
+    names.record(message.toolCalls); // whatever the role, as fromChatMessage records them
+    if (message.role === 'tool' && message.name === undefined && typeof message.toolCallId === 'string') {
       const name = names.nameOf(message.toolCallId);
       if (name !== undefined) message = namedCopy(message, name);
     }
@@ -107,11 +107,15 @@ function reusesEntries(entries: readonly unknown[]): boolean {
   for (const entry of probes) if (typeof entry === 'object' && entry !== null) probed.add(entry);
   return false;
 }
-const UNNAMED = new ToolCallNames();
 const namedCopies = new WeakMap<Message, Message>();
 
+/**
+ * One entry as it reads on its own, whatever request carries it: a tool
+ * result takes no name from any call, since only the calls before it in the
+ * same request name it (the request's own pass, `namedCopy`).
+ */
 function readStable(entry: unknown): Message {
-  const [message] = readSafely(entry, (e) => [fromChatMessage(e, UNNAMED)]);
+  const [message] = readSafely(entry, (e) => [fromChatMessage(e, undefined)]);
   return Object.freeze(markStable(message!));
 }
 
@@ -123,16 +127,20 @@ function namedCopy(message: Message, name: string): Message {
   return copy;
 }
 
-function fromChatMessage(entry: unknown, names: ToolCallNames): Message {
+/** Never recorded into: the names table of an entry read on its own. */
+const NO_CALLS = new ToolCallNames();
+
+/** One message; `names`, when given, records its calls and names a tool result after a call recorded before it. */
+function fromChatMessage(entry: unknown, names: ToolCallNames | undefined): Message {
   if (!isObject(entry)) return entry as Message;
   const role = canonicalRole(entry.role);
   const content = fromChatContent(entry.content);
-  if (role === 'tool') return names.toolMessage(content, entry.tool_call_id ?? null, entry.name);
+  if (role === 'tool') return (names ?? NO_CALLS).toolMessage(content, entry.tool_call_id ?? null, entry.name);
   if (role !== 'system' && role !== 'user' && role !== 'assistant') return opaqueEntry(entry);
   const message: Message = { role, content };
   if (isWalkable(entry.tool_calls)) {
     message.toolCalls = entry.tool_calls.map(fromChatToolCall);
-    names.record(message.toolCalls);
+    names?.record(message.toolCalls);
   }
   if (entry.tool_call_id != null) message.toolCallId = entry.tool_call_id as string;
   if (entry.name != null) message.name = entry.name as string;
