@@ -140,6 +140,7 @@ describe('the Chat Completions reading the openai hook reuses', () => {
     fc.record({ role: fc.constant('tool'), tool_call_id: callId, content: fc.constantFrom('r', 's') }),
     fc.record({ role: fc.constant('tool'), tool_call_id: callId, content: fc.constant('r'), name: fc.constant('named') }),
   );
+  const poolEntry = fc.oneof({ weight: 8, arbitrary: rawEntry }, { weight: 1, arbitrary: fc.constantFrom<unknown>(null, 7, 'text') });
   const step = fc.record({
     pick: fc.array(fc.nat(), { maxLength: 6 }),
     change: fc.option(fc.tuple(fc.nat(), rawEntry), { nil: undefined }),
@@ -147,9 +148,10 @@ describe('the Chat Completions reading the openai hook reuses', () => {
 
   it('reads every request as fromOpenAIChat does, whatever entries earlier requests carried', () => {
     fc.assert(
-      fc.property(fc.array(rawEntry, { minLength: 1, maxLength: 6 }), fc.array(step, { minLength: 1, maxLength: 8 }), (pool, steps) => {
+      fc.property(fc.array(poolEntry, { minLength: 1, maxLength: 6 }), fc.array(step, { minLength: 1, maxLength: 8 }), (pool, steps) => {
         for (const { pick, change } of steps) {
-          if (change) Object.assign(pool[change[0] % pool.length]!, change[1]); // changed in place
+          const target = change ? pool[change[0] % pool.length] : undefined;
+          if (typeof target === 'object' && target !== null) Object.assign(target, change![1]); // changed in place
           const request = pick.map((i) => pool[i % pool.length]!);
           expect(fromOpenAIChatReusing(request)).toEqual(fromOpenAIChat(request));
         }

@@ -7,6 +7,7 @@
 // lookup per message of every request, and no copy, comparison or
 // serialisation of the message sees it.
 
+import type { Message } from '../invariant/messages';
 import type { MessageSketch } from '../invariant/sketch';
 
 /** What readers keep with a reused message. */
@@ -15,6 +16,8 @@ export interface StableSlot {
   fingerprint?: number;
   /** The implicit log's content-free sketch of the message, once computed. */
   sketch?: MessageSketch;
+  /** A tool result's copy named after its call (the name depends on the request), the last one made. */
+  named?: Message;
 }
 
 const SLOT = Symbol('stable slot');
@@ -23,6 +26,7 @@ const SLOT = Symbol('stable slot');
 class Slot implements StableSlot {
   fingerprint?: number;
   sketch?: MessageSketch;
+  named?: Message;
   readonly #brand = true;
 
   static is(value: unknown): value is Slot {

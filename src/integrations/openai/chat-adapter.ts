@@ -15,7 +15,7 @@ import {
   building,
 } from '../../adapters/canonical';
 import { EntryMemo } from '../../adapters/entry-memo';
-import { markStable } from '../../adapters/stable-messages';
+import { markStable, stableSlot } from '../../adapters/stable-messages';
 import type { ContentPart, Message, MessageContent, ToolCall } from '../../invariant/messages';
 
 /** Parts other than text and images (audio, files) are carried as they are in the canonical message. */
@@ -82,18 +82,57 @@ export function fromOpenAIChatReusing(messages: readonly unknown[]): Message[] {
   // nothing from the memo and would pay for remembering every entry: only once a request carries an object
   // seen before is everything remembered.
   if (!reusesEntries(entries)) return fromOpenAIChat(entries);
-  const names = new ToolCallNames();
   const out: Message[] = new Array<Message>(entries.length);
+  const names = new EarlierCalls(out);
   for (let i = 0; i < entries.length; i++) {
     let message = chatEntries.get(entries[i], readStable);
-    names.record(message.toolCalls); // whatever the role, as fromChatMessage records them
-    if (message.role === 'tool' && message.name === undefined && typeof message.toolCallId === 'string') {
-      const name = names.nameOf(message.toolCallId);
+    if (message?.role === 'tool' && message.name === undefined && typeof message.toolCallId === 'string') {
+      const name = names.nameOf(message.toolCallId, i);
       if (name !== undefined) message = namedCopy(message, name);
     }
     out[i] = message;
   }
   return out;
+}
+
+/** An entry read as it was: not a message at all when the app sent something other than an object. */
+const messageAt = (messages: readonly Message[], i: number): Message | null | undefined => messages[i];
+
+/** Messages looked at behind a tool result for its call before a table of every earlier call is built. */
+const NEARBY = 8;
+
+/**
+ * The name of the latest call with a given id among the messages before a
+ * tool result, as `ToolCallNames` records them in order (whatever the
+ * message's role; a call without a string id and name is not recorded). An
+ * agent puts a result right after its call, so a few messages back are
+ * looked at first; a table of every earlier call is built only for a result
+ * whose call is further back.
+ */
+class EarlierCalls {
+  readonly #messages: readonly Message[];
+  #table: ToolCallNames | undefined;
+  #recorded = 0;
+
+  constructor(messages: readonly Message[]) {
+    this.#messages = messages;
+  }
+
+  nameOf(toolCallId: string, before: number): string | undefined {
+    const stop = Math.max(0, before - NEARBY);
+    for (let j = before - 1; j >= stop; j--) {
+      const calls = messageAt(this.#messages, j)?.toolCalls;
+      if (calls === undefined) continue;
+      for (let k = calls.length - 1; k >= 0; k--) {
+        const call = calls[k];
+        if (call?.id === toolCallId && typeof call.name === 'string') return call.name;
+      }
+    }
+    if (stop === 0) return undefined;
+    this.#table ??= new ToolCallNames();
+    for (; this.#recorded < stop; this.#recorded++) this.#table.record(messageAt(this.#messages, this.#recorded)?.toolCalls);
+    return this.#table.nameOf(toolCallId);
+  }
 }
 
 const chatEntries = new EntryMemo<Message>();
@@ -107,8 +146,6 @@ function reusesEntries(entries: readonly unknown[]): boolean {
   for (const entry of probes) if (typeof entry === 'object' && entry !== null) probed.add(entry);
   return false;
 }
-const namedCopies = new WeakMap<Message, Message>();
-
 /**
  * One entry as it reads on its own, whatever request carries it: a tool
  * result takes no name from any call, since only the calls before it in the
@@ -120,10 +157,11 @@ function readStable(entry: unknown): Message {
 }
 
 function namedCopy(message: Message, name: string): Message {
-  const known = namedCopies.get(message);
+  const slot = stableSlot(message);
+  const known = slot?.named;
   if (known?.name === name) return known;
   const copy = Object.freeze(markStable({ ...message, name }));
-  namedCopies.set(message, copy);
+  if (slot !== undefined) slot.named = copy;
   return copy;
 }
 

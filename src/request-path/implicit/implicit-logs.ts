@@ -22,6 +22,7 @@ import type { ModelRequest } from '../model-request';
 import { currentRun, type RunKey } from '../run';
 import { Conversation } from './conversation';
 import { ConversationStore, type StoreLimits } from './conversation-store';
+import { orphanedToolResult } from './pairing';
 import { mergePrefill } from './prefill';
 import { Lru } from './lru';
 import { StoredReplies } from './stored-replies';
@@ -116,7 +117,8 @@ export class ImplicitLogs {
         return {};
       }
       seen = read;
-      orphan = pairing(seen.messages); // reads every entry once: an unreadable one is reported here, not half-way through
+      // Inside the guard with the reading: an entry that throws when read is reported here, not half-way through the rules.
+      orphan = orphanedToolResult(seen.messages);
     } catch (error) {
       return { violation: report(invalid(`the request could not be read: ${describeThrown(error)}`), reaction) };
     }
@@ -377,18 +379,6 @@ function reconstructionFailure(implied: Implied, seen: Seen, captureContent: boo
     },
     index,
   );
-}
-
-/** Tool pairing on the request: a tool result whose call precedes it nowhere. */
-function pairing(messages: readonly Message[]): ViolationDetails | undefined {
-  const called = new Set<unknown>();
-  for (const m of messages) {
-    if (m?.role === 'assistant') for (const call of Array.isArray(m.toolCalls) ? m.toolCalls : []) called.add(call?.id);
-    else if (m?.role === 'tool' && (m.toolCallId == null || !called.has(m.toolCallId))) {
-      return { kind: 'orphaned_tool_result', toolCallId: typeof m.toolCallId === 'string' ? m.toolCallId : null };
-    }
-  }
-  return undefined;
 }
 
 function endsInAssistant(seen: Seen): boolean {
