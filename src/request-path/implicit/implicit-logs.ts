@@ -236,9 +236,11 @@ function overlayOffset(conversation: Conversation, seen: Seen): number {
  * sends prefill and reply back as one.
  */
 function sharedPrefix(conversation: Conversation, seen: Seen, offset: number): number {
-  const limit = Math.min(conversation.length, seen.fingerprints.length - offset);
+  const known = conversation.fingerprints;
+  const sent = seen.fingerprints;
+  const limit = Math.min(known.length, sent.length - offset);
   let i = 0;
-  while (i < limit && conversation.fingerprints[i] === seen.fingerprints[offset + i]) i++;
+  while (i < limit && known[i] === sent[offset + i]) i++;
   const open = conversation.lastRequest.prefill && !conversation.lastRequest.replyObserved;
   if (open && i === conversation.length - 1 && i < limit && seen.messages[offset + i]?.role === 'assistant') i++;
   return i;
@@ -261,6 +263,11 @@ class SharedPrefixes {
     return overlayOffset(this.#candidates[k]!, this.#seen);
   }
 
+  /** How many of the request's messages could stand for candidate `k`'s (those after its overlay slot). */
+  requestLength(k: number): number {
+    return this.#seen.fingerprints.length - this.offset(k);
+  }
+
   /** How many of candidate `k`'s messages the request carries from its start (see `sharedPrefix`). */
   shared(k: number): number {
     if (this.#known[k]! < 0) this.#known[k] = sharedPrefix(this.#candidates[k]!, this.#seen, this.offset(k));
@@ -277,6 +284,7 @@ function longestContinued(
   for (let k = 0; k < candidates.length; k++) {
     const conversation = candidates[k]!;
     if (best !== undefined && conversation.length <= best.conversation.length) continue;
+    if (conversation.length > prefixes.requestLength(k)) continue; // longer than the request: it cannot be carried whole
     if (prefixes.shared(k) === conversation.length) best = { conversation, offset: prefixes.offset(k) };
   }
   return best;
