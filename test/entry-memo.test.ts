@@ -160,6 +160,53 @@ describe('the Chat Completions reading the openai hook reuses', () => {
     );
   });
 
+  // Entries as apps build them (tool calls with JSON or parsed arguments, content parts, unknown roles), changed in
+  // place anywhere inside between two requests: the reused reading of the second must equal a fresh one.
+  const jsonLeaf = fc.oneof(fc.constantFrom('a', 'b', ''), fc.integer({ min: 0, max: 3 }), fc.constant(null));
+  const richEntry: fc.Arbitrary<Json> = fc.oneof(
+    fc.record({
+      role: fc.constantFrom('user', 'system', 'developer', 'assistant'),
+      content: fc.oneof(jsonLeaf, fc.array(fc.record({ type: fc.constant('text'), text: fc.constantFrom('x', 'y') }), { maxLength: 2 })),
+    }),
+    fc.record({
+      role: fc.constant('assistant'),
+      content: jsonLeaf,
+      tool_calls: fc.array(
+        fc.record({
+          id: callId,
+          type: fc.constant('function'),
+          function: fc.record({
+            name: fc.constantFrom('f', 'g'),
+            arguments: fc.oneof(fc.constantFrom('{}', '{"a":1}'), fc.dictionary(fc.constantFrom('a', 'b'), jsonLeaf)),
+          }),
+        }),
+        { maxLength: 2 },
+      ),
+    }),
+    fc.record({ role: fc.constant('tool'), tool_call_id: callId, content: jsonLeaf }),
+    fc.record({ role: fc.constant('custom'), note: jsonLeaf, items: fc.array(jsonLeaf, { maxLength: 2 }) }),
+  ) as fc.Arbitrary<Json>;
+
+  it('sees a change made in place anywhere inside an entry, and reads it as fromOpenAIChat does', () => {
+    fc.assert(
+      fc.property(
+        fc.array(richEntry, { minLength: 1, maxLength: 4 }),
+        fc.nat(),
+        fc.nat(),
+        fc.nat(),
+        jsonLeaf,
+        (history, which, where, how, fresh) => {
+          fromOpenAIChatReusing(history);
+          fromOpenAIChatReusing(history); // re-sent: remembered
+          const all = containers(history[which % history.length]!);
+          changeInPlace(all[where % all.length]!, how, fresh);
+          expect(fromOpenAIChatReusing(history)).toEqual(fromOpenAIChat(history));
+        },
+      ),
+      { numRuns: 1_000 },
+    );
+  });
+
   it('does not name a tool result after a call of an earlier request', () => {
     const call = {
       role: 'assistant',

@@ -15,6 +15,7 @@ import {
   building,
 } from '../../adapters/canonical';
 import { EntryMemo } from '../../adapters/entry-memo';
+import { chatEntrySnapshots, type ChatEntrySnapshot } from './chat-entry-snapshot';
 import { markStable, stableSlot } from '../../adapters/stable-messages';
 import type { ContentPart, Message, MessageContent, ToolCall } from '../../invariant/messages';
 
@@ -135,7 +136,7 @@ class EarlierCalls {
   }
 }
 
-const chatEntries = new EntryMemo<Message>();
+const chatEntries = new EntryMemo<Message, ChatEntrySnapshot>(chatEntrySnapshots);
 /** A few entries of each request read without the memo, to notice when the next request re-sends them. */
 const probed = new WeakSet<object>();
 
