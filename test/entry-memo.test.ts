@@ -139,6 +139,13 @@ describe('the Chat Completions reading the openai hook reuses', () => {
     }),
     fc.record({ role: fc.constant('tool'), tool_call_id: callId, content: fc.constantFrom('r', 's') }),
     fc.record({ role: fc.constant('tool'), tool_call_id: callId, content: fc.constant('r'), name: fc.constant('named') }),
+    // Calls where the reading does not take them from: an unknown role's entry is copied whole, a tool result's calls are not read.
+    fc.record({ role: fc.constantFrom('custom', 'tool', 'user'), tool_call_id: callId, toolCalls: fc.constant([{ id: 'a', name: 'h' }]) }),
+    fc.record({
+      role: fc.constantFrom('custom', 'tool', 'user'),
+      content: fc.constant('c'),
+      tool_calls: fc.constant([{ id: 'b', function: { name: 'k', arguments: '{}' } }]),
+    }),
   );
   const poolEntry = fc.oneof({ weight: 8, arbitrary: rawEntry }, { weight: 1, arbitrary: fc.constantFrom<unknown>(null, 7, 'text') });
   const step = fc.record({
@@ -203,6 +210,42 @@ describe('the Chat Completions reading the openai hook reuses', () => {
           expect(fromOpenAIChatReusing(history)).toEqual(fromOpenAIChat(history));
         },
       ),
+      { numRuns: 1_000 },
+    );
+  });
+
+  /** The naming rule as stated: a tool result without a name of its own takes the name of the latest call with its id made before it by a system, user or assistant entry. */
+  function namesByTheRule(entries: readonly unknown[]): unknown[] {
+    const names = new Map<unknown, unknown>();
+    return entries.map((entry) => {
+      if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) return undefined;
+      const e = entry as Record<string, unknown>;
+      const role = e.role === 'developer' ? 'system' : e.role;
+      if (role === 'tool')
+        return typeof e.name === 'string' ? e.name : typeof e.tool_call_id === 'string' ? names.get(e.tool_call_id) : undefined;
+      if ((role === 'system' || role === 'user' || role === 'assistant') && Array.isArray(e.tool_calls)) {
+        for (const call of e.tool_calls as Array<Record<string, Record<string, unknown> | undefined> | null>) {
+          const name = call?.function?.name ?? call?.custom?.name;
+          if (typeof call?.id === 'string' && typeof name === 'string') names.set(call.id, name);
+        }
+      }
+      return undefined;
+    });
+  }
+
+  it('names each tool result after the latest earlier call with its id, however far back', () => {
+    // Gaps of filler around the reading's look-back (8 messages), so that calls fall on both sides of it.
+    const gap = fc.integer({ min: 5, max: 10 }).map((length) => ({ gap: length }));
+    fc.assert(
+      fc.property(fc.array(fc.oneof(poolEntry, gap), { maxLength: 30 }), (items) => {
+        const entries = items.flatMap((e) =>
+          typeof e === 'object' && e !== null && 'gap' in e
+            ? Array.from({ length: e.gap as number }, () => ({ role: 'user', content: 'g' }))
+            : [e],
+        );
+        const read = fromOpenAIChat(entries).map((m) => (m !== null && typeof m === 'object' && m.role === 'tool' ? m.name : undefined));
+        expect(read).toEqual(namesByTheRule(entries));
+      }),
       { numRuns: 1_000 },
     );
   });

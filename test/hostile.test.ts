@@ -28,6 +28,7 @@ import {
   toOpenAIChat,
   toOpenAIResponses,
 } from '../src/adapters';
+import { fromOpenAIChatReusing } from '../src/integrations/openai/chat-adapter';
 import { hostileList, hostileMessage, hostileValue, materialize, snapshot, withinBound, type Recipe } from './support/hostile';
 import { exampleLog } from './support/transcripts';
 
@@ -352,6 +353,8 @@ describe('every input surface, with hostile values (properties)', () => {
 
   const readers: Array<[string, (input: unknown, extra: unknown) => unknown]> = [
     ['fromOpenAIChat', (input) => fromOpenAIChat(input as unknown[])],
+    // Read twice: the second reading reuses what the first remembered of each entry.
+    ['fromOpenAIChatReusing', (input) => (fromOpenAIChatReusing(input as unknown[]), fromOpenAIChatReusing(input as unknown[]))],
     ['fromOpenAIResponses', (input, extra) => fromOpenAIResponses({ input, instructions: extra })],
     ['fromAnthropic', (input, extra) => fromAnthropic({ messages: input as unknown[], system: extra })],
     ['fromAiSdkPrompt', (input) => fromAiSdkPrompt(input as unknown[])],

@@ -63,9 +63,14 @@ export type OpenAIChatMessage =
 export function fromOpenAIChat(messages: readonly unknown[]): Message[] {
   const entries = entriesOf(messages);
   if (entries === undefined) return messages as Message[];
-  const names = new ToolCallNames();
-  const out: Message[] = [];
-  for (let i = 0; i < entries.length; i++) out.push(...readSafely(entries[i], (entry) => [fromChatMessage(entry, names)]));
+  const out: Message[] = new Array<Message>(entries.length);
+  const names = new EarlierCalls(out);
+  for (let i = 0; i < entries.length; i++) {
+    const [message] = readSafely(entries[i], (entry) => [fromChatMessage(entry)]);
+    const name = unnamedToolResult(message) ? names.nameOf(message!.toolCallId!, i) : undefined;
+    if (name !== undefined) message!.name = name; // a message of its own, just made
+    out[i] = message!;
+  }
   return out;
 }
 
@@ -87,42 +92,49 @@ export function fromOpenAIChatReusing(messages: readonly unknown[]): Message[] {
   const names = new EarlierCalls(out);
   for (let i = 0; i < entries.length; i++) {
     let message = chatEntries.get(entries[i], readStable);
-    if (message?.role === 'tool' && message.name === undefined && typeof message.toolCallId === 'string') {
-      const name = names.nameOf(message.toolCallId, i);
-      if (name !== undefined) message = namedCopy(message, name);
-    }
+    const name = unnamedToolResult(message) ? names.nameOf(message.toolCallId!, i) : undefined;
+    if (name !== undefined) message = namedCopy(message, name);
     out[i] = message;
   }
   return out;
 }
 
-/** An entry read as it was: not a message at all when the app sent something other than an object. */
-const messageAt = (messages: readonly Message[], i: number): Message | null | undefined => messages[i];
+/** A tool result read without a name of its own: it is named after its call. */
+function unnamedToolResult(message: Message | null | undefined): boolean {
+  // Not an object: an entry handed on as it is (an array may be a Proxy of the app's), never read here.
+  return isObject(message) && message.role === 'tool' && message.name === undefined && typeof message.toolCallId === 'string';
+}
+
+/** The calls a message read from the request makes: an entry of an unknown role is copied as it is and makes none. */
+function callsOf(message: Message | null | undefined): readonly ToolCall[] | undefined {
+  if (!isObject(message)) return undefined; // as in unnamedToolResult
+  const role = message.role;
+  const calls: unknown = message.toolCalls;
+  return (role === 'assistant' || role === 'user' || role === 'system') && Array.isArray(calls) ? (calls as ToolCall[]) : undefined;
+}
 
 /** Messages looked at behind a tool result for its call before a table of every earlier call is built. */
 const NEARBY = 8;
 
 /**
- * The name of the latest call with a given id among the messages before a
- * tool result, as `ToolCallNames` records them in order (whatever the
- * message's role; a call without a string id and name is not recorded). An
- * agent puts a result right after its call, so a few messages back are
- * looked at first; a table of every earlier call is built only for a result
- * whose call is further back.
+ * The name of the latest call with a given id (and a string name) among the
+ * messages read before a tool result. An agent puts a result right after
+ * its call, so a few messages back are looked at first; a table of every
+ * earlier call is built only for a result whose call is further back.
  */
 class EarlierCalls {
-  readonly #messages: readonly Message[];
+  readonly #messages: readonly (Message | null | undefined)[];
   #table: ToolCallNames | undefined;
   #recorded = 0;
 
-  constructor(messages: readonly Message[]) {
+  constructor(messages: readonly (Message | null | undefined)[]) {
     this.#messages = messages;
   }
 
   nameOf(toolCallId: string, before: number): string | undefined {
     const stop = Math.max(0, before - NEARBY);
     for (let j = before - 1; j >= stop; j--) {
-      const calls = messageAt(this.#messages, j)?.toolCalls;
+      const calls = callsOf(this.#messages[j]);
       if (calls === undefined) continue;
       for (let k = calls.length - 1; k >= 0; k--) {
         const call = calls[k];
@@ -131,7 +143,7 @@ class EarlierCalls {
     }
     if (stop === 0) return undefined;
     this.#table ??= new ToolCallNames();
-    for (; this.#recorded < stop; this.#recorded++) this.#table.record(messageAt(this.#messages, this.#recorded)?.toolCalls);
+    for (; this.#recorded < stop; this.#recorded++) this.#table.record(callsOf(this.#messages[this.#recorded]));
     return this.#table.nameOf(toolCallId);
   }
 }
@@ -153,8 +165,9 @@ function reusesEntries(entries: readonly unknown[]): boolean {
  * same request name it (the request's own pass, `namedCopy`).
  */
 function readStable(entry: unknown): Message {
-  const [message] = readSafely(entry, (e) => [fromChatMessage(e, undefined)]);
-  return Object.freeze(markStable(message!));
+  const [message] = readSafely(entry, (e) => [fromChatMessage(e)]);
+  // An entry that is no message object is handed on as it is: it is the app's own, never to be frozen or marked.
+  return message === entry ? message! : Object.freeze(markStable(message!));
 }
 
 function namedCopy(message: Message, name: string): Message {
@@ -166,20 +179,19 @@ function namedCopy(message: Message, name: string): Message {
   return copy;
 }
 
-/** Never recorded into: the names table of an entry read on its own. */
+/** Never recorded into: a tool result read on its own keeps only a name it carries itself. */
 const NO_CALLS = new ToolCallNames();
 
-/** One message; `names`, when given, records its calls and names a tool result after a call recorded before it. */
-function fromChatMessage(entry: unknown, names: ToolCallNames | undefined): Message {
+/** One message, as it reads on its own: a tool result is named after its call by the request's own pass. */
+function fromChatMessage(entry: unknown): Message {
   if (!isObject(entry)) return entry as Message;
   const role = canonicalRole(entry.role);
   const content = fromChatContent(entry.content);
-  if (role === 'tool') return (names ?? NO_CALLS).toolMessage(content, entry.tool_call_id ?? null, entry.name);
+  if (role === 'tool') return NO_CALLS.toolMessage(content, entry.tool_call_id ?? null, entry.name);
   if (role !== 'system' && role !== 'user' && role !== 'assistant') return opaqueEntry(entry);
   const message: Message = { role, content };
   if (isWalkable(entry.tool_calls)) {
     message.toolCalls = entry.tool_calls.map(fromChatToolCall);
-    names?.record(message.toolCalls);
   }
   if (entry.tool_call_id != null) message.toolCallId = entry.tool_call_id as string;
   if (entry.name != null) message.name = entry.name as string;
