@@ -34,6 +34,7 @@ function isMode(value: unknown): value is Mode {
  * Never throws.
  */
 export function resolveMode(value?: unknown): Mode {
+  if (isMode(value)) return value; // already a mode: what the request path passes on every request
   try {
     const raw = value === undefined || value === null ? readEnv(MODE_ENV_VAR) : value;
     if (raw === undefined || raw === '') return DEFAULT_MODE;

@@ -15,10 +15,10 @@ import { getActiveSession } from '../invariant/session-binding';
 import { actOnCheck, captureContentFromEnv, type CheckReaction } from '../invariant/verify';
 import { SessionInvariantViolation } from '../invariant/violation';
 import type { Message } from '../invariant/messages';
-import { contained } from '../telemetry/internal-error';
+import { reportInternalError } from '../telemetry/internal-error';
 import { warnOnce } from '../telemetry/logger';
 import { startModelRequestSpan } from '../telemetry/model-request-span';
-import { currentHost } from './host';
+import { currentHost, type RequestCheckHost } from './host';
 import type { CallOptions, ModelRequest, Seam } from './model-request';
 import { implicitLogs } from './implicit/registry';
 import { uncheckedReason } from './log-guards';
@@ -53,52 +53,58 @@ const isStrictViolation = (error: unknown): boolean => error instanceof SessionI
  */
 export function checkModelRequest(request: ModelRequest, call: CallOptions, seam: Seam): PendingReply | undefined {
   const host = currentHost();
-  return contained(
-    seam.name,
-    () => {
-      const session = getActiveSession();
-      const settings = host.settings();
-      const mode = resolveMode(call.mode ?? session?.mode ?? settings.mode);
-      if (mode === 'off') return undefined;
-      if (request.stateful !== undefined) {
-        warnOnce(
-          `stateful:${request.provider}:${request.stateful}`,
-          `requests that use ${request.stateful} keep the conversation on the provider's side; they are not checked`,
-        );
-        return undefined;
-      }
-      const reaction: CheckReaction = {
-        mode,
-        log: 'bound',
-        agentName: call.agentName ?? session?.agentName ?? settings.agentName,
-        provider: request.provider,
-        captureContent: call.captureContent ?? settings.captureContent ?? captureContentFromEnv(),
-        span: request.span,
-        spanForViolation: () => startModelRequestSpan(host.tracer, request),
-        instruments: host.instruments,
-        mayThrow: seam.mayThrow,
-      };
-      const log = call.log ?? session?.log;
-      if (log !== undefined && request.references !== undefined) {
-        warnOnce(
-          `references:${request.provider}`,
-          `requests that refer to stored items (item_reference) keep part of the conversation on the provider's side; they are not checked against a bound log`,
-        );
-        return undefined;
-      }
-      if (log !== undefined) {
-        const unchecked = uncheckedReason(log);
-        if (unchecked !== undefined) {
-          // An empty reason was already given once, where it arose.
-          if (unchecked !== '') warnOnce(`unchecked:${unchecked}`, unchecked);
-          return undefined;
-        }
-        actOnCheck(check(log, request.messages as readonly Message[]), reaction);
-        return undefined;
-      }
-      return implicitLogs(settings.implicit, host.instruments)?.check(request, { ...reaction, log: 'implicit' }).pending;
-    },
-    undefined,
-    { instruments: host.instruments, passThrough: isStrictViolation },
-  );
+  // `contained`, written out: no closure and no options object on every request.
+  try {
+    return checkWith(host, request, call, seam);
+  } catch (error) {
+    if (isStrictViolation(error)) throw error;
+    reportInternalError(seam.name, error, host.instruments);
+    return undefined;
+  }
+}
+
+function checkWith(host: RequestCheckHost, request: ModelRequest, call: CallOptions, seam: Seam): PendingReply | undefined {
+  const session = getActiveSession();
+  const settings = host.settings();
+  const mode = resolveMode(call.mode ?? session?.mode ?? settings.mode);
+  if (mode === 'off') return undefined;
+  if (request.stateful !== undefined) {
+    warnOnce(
+      `stateful:${request.provider}:${request.stateful}`,
+      `requests that use ${request.stateful} keep the conversation on the provider's side; they are not checked`,
+    );
+    return undefined;
+  }
+  const log = call.log ?? session?.log;
+  if (log !== undefined && request.references !== undefined) {
+    warnOnce(
+      `references:${request.provider}`,
+      `requests that refer to stored items (item_reference) keep part of the conversation on the provider's side; they are not checked against a bound log`,
+    );
+    return undefined;
+  }
+  if (log !== undefined) {
+    const unchecked = uncheckedReason(log);
+    if (unchecked !== undefined) {
+      // An empty reason was already given once, where it arose.
+      if (unchecked !== '') warnOnce(`unchecked:${unchecked}`, unchecked);
+      return undefined;
+    }
+  }
+  const reaction: CheckReaction = {
+    mode,
+    log: log === undefined ? 'implicit' : 'bound',
+    agentName: call.agentName ?? session?.agentName ?? settings.agentName,
+    provider: request.provider,
+    captureContent: call.captureContent ?? settings.captureContent ?? captureContentFromEnv(),
+    span: request.span,
+    spanForViolation: () => startModelRequestSpan(host.tracer, request),
+    instruments: host.instruments,
+    mayThrow: seam.mayThrow,
+  };
+  if (log !== undefined) {
+    actOnCheck(check(log, request.messages as readonly Message[]), reaction);
+    return undefined;
+  }
+  return implicitLogs(settings.implicit, host.instruments)?.check(request, reaction).pending;
 }

@@ -53,10 +53,11 @@ export function observeFetch(): () => void {
 }
 
 function inspect(input: unknown, init: RequestInit | undefined) {
+  if (!mayBeModelURL(input)) return undefined;
   const url = urlOf(input);
   if (url === undefined || !MODEL_PATH.test(url.pathname)) return undefined;
   if ((init?.method ?? 'GET').toUpperCase() !== 'POST' || typeof init?.body !== 'string') return undefined;
-  if (checkedByClientHook(url.pathname, new Headers(init.headers))) return undefined;
+  if (checkedByClientHook(url.pathname, init.headers)) return undefined;
   const scope = currentCallScope();
   if (scope?.claimed) return undefined;
   const request = modelRequest(url.pathname, init.body);
@@ -64,6 +65,14 @@ function inspect(input: unknown, init: RequestInit | undefined) {
   if (scope) scope.seenBelow = true;
   const pending = checkModelRequest(request, {}, SEAM);
   return pending && request.replyFormat ? { pending, format: request.replyFormat } : undefined;
+}
+
+/** A model path ends with one of these words; the URL parser removes tabs and newlines, which could join one. */
+const MODEL_WORD = /completions|responses|messages|[\t\n\r]/;
+
+/** False for a string URL that cannot have a model path, so most fetches skip parsing it. */
+function mayBeModelURL(input: unknown): boolean {
+  return typeof input !== 'string' || MODEL_WORD.test(input);
 }
 
 function urlOf(input: unknown): URL | undefined {
@@ -78,15 +87,53 @@ function urlOf(input: unknown): URL | undefined {
   return undefined;
 }
 
+const VERSION_HEADER = 'x-stainless-package-version';
+
 /**
  * Requests from the OpenAI and Anthropic SDKs carry their version (frameworks
  * built on them, the Agents SDK say, change the user agent but not that);
  * the API path says which SDK: a hooked copy of it checks them already.
  */
-function checkedByClientHook(path: string, headers: Headers): boolean {
-  const version = headers.get('x-stainless-package-version');
+function checkedByClientHook(path: string, headers: RequestInit['headers']): boolean {
+  const version = headerOf(headers, VERSION_HEADER);
   if (version === null) return false;
   return isHookedClient(isAnthropicPath(path) ? ANTHROPIC_MODULE : OPENAI_MODULE, version);
+}
+
+/**
+ * `new Headers(headers).get(name)` (`name` lower-case), read in place for a
+ * Headers instance, an array of pairs and a plain record: the same values,
+ * joined by ", " and trimmed, without copying every header of every request.
+ * Anything else, or an entry that is not a pair, is left to `Headers` itself.
+ */
+function headerOf(headers: RequestInit['headers'], name: string): string | null {
+  if (headers === undefined || headers === null) return null;
+  if (headers instanceof Headers) return headers.get(name);
+  let values: string[] | undefined;
+  if (Array.isArray(headers)) {
+    for (const pair of headers as unknown[]) {
+      if (!Array.isArray(pair) || pair.length !== 2) return new Headers(headers).get(name);
+      if (String(pair[0]).toLowerCase() === name) (values ??= []).push(trimHTTP(String(pair[1])));
+    }
+  } else if (isPlainRecord(headers)) {
+    for (const key of Object.keys(headers)) {
+      if (key.toLowerCase() === name) (values ??= []).push(trimHTTP(String(headers[key])));
+    }
+  } else {
+    return new Headers(headers).get(name);
+  }
+  return values === undefined ? null : values.join(', ');
+}
+
+function isPlainRecord(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null) return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return (proto === Object.prototype || proto === null) && Object.getOwnPropertySymbols(value).length === 0;
+}
+
+/** Headers' own normalisation of a value: leading and trailing HTTP whitespace removed. */
+function trimHTTP(value: string): string {
+  return value.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '');
 }
 
 function isAnthropicPath(path: string): boolean {

@@ -58,15 +58,16 @@ const awaitingByOptions = new WeakMap<object, AwaitingReply>();
 const awaitingByInit = new WeakMap<object, AwaitingReply>();
 
 /**
- * `module@version` of every client copy hooked here. Their requests carry
- * their version in `x-stainless-package-version`, so the fetch seam knows
- * they are checked already and counts each request once.
+ * The versions of every client copy hooked here, by module. Their requests
+ * carry their version in `x-stainless-package-version`, so the fetch seam
+ * knows they are checked already and counts each request once. By module,
+ * then version: the fetch seam asks on every request, without building a key.
  */
-const hookedClients = new Set<string>();
+const hookedClients = new Map<string, Set<string>>();
 
 /** Whether requests of this SDK and version are checked by the client hook. */
 export function isHookedClient(module: string, version: string): boolean {
-  return hookedClients.has(`${module}@${version}`);
+  return hookedClients.get(module)?.has(version) === true;
 }
 
 /** A module definition that hooks `seam`'s client. Every version is accepted, so one outside `range` is reported, not skipped silently. */
@@ -93,7 +94,10 @@ export function clientDefinition(seam: ClientSeam, patcher: Patcher): Instrument
         const methodOwner = prototypeDefining(client, method);
         if (methodOwner) rewrap(patcher, methodOwner, method, wrapper);
       }
-      if (version !== undefined) hookedClients.add(`${seam.module}@${version}`);
+      if (version !== undefined) {
+        const versions = hookedClients.get(seam.module) ?? new Set<string>();
+        hookedClients.set(seam.module, versions.add(version));
+      }
       return exports;
     },
     (exports?: Record<string, unknown>, version?: string) => {
@@ -102,7 +106,7 @@ export function clientDefinition(seam: ClientSeam, patcher: Patcher): Instrument
       for (const method of ['prepareOptions', 'retryRequest', 'prepareRequest', 'fetchWithTimeout']) {
         unwrapIfWrapped(patcher, prototypeDefining(client, method), method);
       }
-      if (version !== undefined) hookedClients.delete(`${seam.module}@${version}`);
+      if (version !== undefined) hookedClients.get(seam.module)?.delete(version);
     },
   );
 }
@@ -132,15 +136,20 @@ function linkRequestInit(original: PrepareRequest): PrepareRequest {
  * tee each JSON body and put a second read of it on every call's path.
  */
 function readReplies(original: FetchWithTimeout): FetchWithTimeout {
-  return async function fetchWithTimeout(this: unknown, url, init, ...rest) {
-    const response = await original.call(this, url, init, ...rest);
+  return function fetchWithTimeout(this: unknown, url, init, ...rest) {
     const options = rest[2];
     const awaiting =
       (typeof init === 'object' && init !== null ? awaitingByInit.get(init) : undefined) ??
       (typeof options === 'object' && options !== null ? awaitingByOptions.get(options) : undefined);
-    if (awaiting) {
-      observeReplyAsRead(response, awaiting.format, (reply) => awaiting.pending.reply(reply.messages, reply.items), readableByReplyReader);
-    }
+    const response = original.call(this, url, init, ...rest);
+    if (!awaiting) return response;
+    // The caller's own promise, returned as it is (no extra hop): this reaction
+    // is registered first, so it runs before the caller's continuation reads the body.
+    const observe = (value: unknown): void => {
+      observeReplyAsRead(value, awaiting.format, (reply) => awaiting.pending.reply(reply.messages, reply.items), readableByReplyReader);
+    };
+    if (response instanceof Promise) response.then(observe, () => {});
+    else observe(response);
     return response;
   };
 }

@@ -22,7 +22,7 @@ export const DEFAULT_MAX_CONVERSATIONS = 1_000;
  */
 export const DEFAULT_IDLE_TIMEOUT_MS = 30 * 60 * 1000;
 
-let shared: { key: string; logs: ImplicitLogs } | undefined;
+let shared: { maxConversations: number; idleTimeoutMs: number; logs: ImplicitLogs } | undefined;
 
 /** The implicit log for these settings, or undefined when it is off. */
 export function implicitLogs(options: ImplicitLogOptions | undefined, _instruments: InvariantInstruments): ImplicitLogs | undefined {
@@ -30,8 +30,13 @@ export function implicitLogs(options: ImplicitLogOptions | undefined, _instrumen
   if (!enabled) return undefined;
   const maxConversations = positive(options?.maxConversations) ?? DEFAULT_MAX_CONVERSATIONS;
   const idleTimeoutMs = positive(options?.idleTimeoutMs) ?? DEFAULT_IDLE_TIMEOUT_MS;
-  const key = `${maxConversations}/${idleTimeoutMs}`;
-  if (shared?.key !== key) shared = { key, logs: new ImplicitLogs({ maxConversations, idleTimeoutMs }, () => currentHost().instruments) };
+  if (shared?.maxConversations !== maxConversations || shared.idleTimeoutMs !== idleTimeoutMs) {
+    shared = {
+      maxConversations,
+      idleTimeoutMs,
+      logs: new ImplicitLogs({ maxConversations, idleTimeoutMs }, () => currentHost().instruments),
+    };
+  }
   return shared.logs;
 }
 

@@ -1,0 +1,65 @@
+// The fetch seam leaves a request to the client hook when it carries the
+// version of a hooked SDK client in `x-stainless-package-version`, whatever
+// form the caller gave its headers in (a Headers instance, an array of pairs,
+// a record), and checks it (once) otherwise.
+
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CHECKS_METRIC } from '../../src/telemetry/semconv';
+import { requireSdk, useInstrumentedProvider } from '../support/instrumented';
+
+const suite = useInstrumentedProvider({ mode: 'warn' });
+const HEADER = 'x-stainless-package-version';
+
+async function checks(): Promise<number> {
+  return (await suite.env.otel.points(CHECKS_METRIC)).reduce((n, p) => n + p.value, 0);
+}
+
+/** Checks counted for one direct fetch of a chat completion with these headers. */
+async function checksFor(headers: RequestInit['headers']): Promise<number> {
+  const before = await checks();
+  const response = await fetch(`${suite.server.openaiBaseURL}/chat/completions`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ model: 'gpt-test', messages: [{ role: 'user', content: 'Umbrella in Lisbon?' }] }),
+  });
+  await response.text();
+  return (await checks()) - before;
+}
+
+describe('fetch seam: requests a hooked SDK client sent', () => {
+  // The hooked openai's version, which its requests carry.
+  const version = () =>
+    (JSON.parse(readFileSync(join(dirname(requireSdk.resolve('openai')), 'package.json'), 'utf8')) as { version: string }).version;
+
+  it.each<[string, (v: string) => RequestInit['headers']]>([
+    ['a Headers instance', (v) => new Headers({ 'content-type': 'application/json', [HEADER]: v })],
+    [
+      'an array of pairs',
+      (v) => [
+        ['content-type', 'application/json'],
+        ['X-Stainless-Package-Version', v],
+      ],
+    ],
+    ['a record, any case, padded', (v) => ({ 'content-type': 'application/json', 'X-STAINLESS-Package-Version': ` ${v}\t` })],
+  ])('are left to the client hook when the headers are %s', async (_, headersFor) => {
+    expect(await checksFor(headersFor(version()))).toBe(0);
+  });
+
+  it.each<[string, RequestInit['headers']]>([
+    ['no version header', { 'content-type': 'application/json' }],
+    ['a version no hooked client has', { 'content-type': 'application/json', [HEADER]: '0.0.0-not-hooked' }],
+    ['an array with that version', [[HEADER, '0.0.0-not-hooked']]],
+    [
+      'the version twice (joined, as Headers does: no hooked client has it)',
+      [
+        [HEADER, '1.0.0'],
+        [HEADER, '1.0.0'],
+      ],
+    ],
+    ['no headers at all', undefined],
+  ])('are checked by the fetch seam with %s', async (_, headers) => {
+    expect(await checksFor(headers)).toBe(1);
+  });
+});
