@@ -16,7 +16,7 @@ import type { ViolationDetails } from '../src/invariant/violation';
 import { ImplicitLogs } from '../src/request-path/implicit/implicit-logs';
 import type { InvariantInstruments } from '../src/telemetry/instruments';
 import { setLogger } from '../src/telemetry/logger';
-import { agentLog, fmt, timePerCall } from './support';
+import { agentLog, fmt, requestOf, timePerCall } from './support';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (gc === undefined) throw new Error('run with: node --expose-gc --import tsx bench/implicit.ts');
@@ -42,11 +42,6 @@ const sendRaw = (logs: ImplicitLogs, raw: readonly unknown[]) =>
   logs.check(openAIBodyRequest('/v1/chat/completions', { model: 'm', messages: raw }, fromOpenAIChatReusing)!, reaction);
 const copy = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
-
-/** Fold messages as a request carries them: the log's bookkeeping (metadata, createdAt) is never sent, so it would only pad JSON.stringify. */
-function requestOf(messages: readonly Message[]): Message[] {
-  return messages.map(({ role, content, toolCalls, toolCallId, name }) => ({ role, content, toolCalls, toolCallId, name }) as Message);
-}
 
 /** A turn boundary: the previous request (ends in a user message or tool result, not a prefill), the model's reply to it, and the next request (+ reply + one new user message). */
 function transcript(size: number) {

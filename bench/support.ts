@@ -1,6 +1,6 @@
 // Shared by the benchmarks: timing in one run, and realistic transcripts.
 
-import { SessionLog } from '../src/index';
+import { SessionLog, type Message } from '../src/index';
 
 /** Median nanoseconds per call of `fn`, over `batches` batches sized to take ~`targetMs` each. */
 export function timePerCall(fn: () => unknown, { batches = 15, targetMs = 20 } = {}): number {
@@ -54,4 +54,9 @@ export function fmt(ns: number): string {
   if (ns >= 1e6) return `${(ns / 1e6).toFixed(2)} ms`;
   if (ns >= 1e3) return `${(ns / 1e3).toFixed(2)} µs`;
   return `${ns.toFixed(0)} ns`;
+}
+
+/** Fold messages as a request carries them: the log's bookkeeping (metadata, createdAt) is never sent, and would only pad JSON.stringify. */
+export function requestOf(messages: readonly Message[]): Message[] {
+  return messages.map(({ role, content, toolCalls, toolCallId, name }) => ({ role, content, toolCalls, toolCallId, name }) as Message);
 }
