@@ -5,7 +5,7 @@
 // stringifying the fold itself, with its bookkeeping and Date objects, made
 // the denominator about ten times larger than what is sent.
 
-import { check, type Message } from '../src/index';
+import { check, type Message } from '../dist/index';
 import { agentLog, fmt, requestOf, timePerCall } from './support';
 
 const SIZES = [10, 100, 1_000, 10_000];

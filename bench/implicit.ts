@@ -1,25 +1,25 @@
 // The implicit log (zero-code mode) against JSON.stringify of the same
 // request, in one run: its cost per request, the heap it keeps per
 // conversation, and the violation paths (the bound check's and its own).
-// Run: node --expose-gc --import tsx bench/implicit.ts
+// Run: npm run build && node --expose-gc --import tsx bench/implicit.ts
 // Targets: tracking at most 0.1x JSON.stringify at 1,000 messages, growing
 // linearly (read here as: per-message cost at 10,000 at most 2x that at
 // 1,000); a violation path at most 0.5x JSON.stringify at 1,000 messages.
 
 import { trace } from '@opentelemetry/api';
-import { check, type Message } from '../src/index';
-import { toOpenAIChat } from '../src/adapters';
-import { fromOpenAIChatReusing } from '../src/integrations/openai/chat-adapter';
-import { openAIBodyRequest } from '../src/integrations/openai/model-request';
-import type { CheckReaction } from '../src/invariant/verify';
-import type { ViolationDetails } from '../src/invariant/violation';
-import { ImplicitLogs } from '../src/request-path/implicit/implicit-logs';
-import type { InvariantInstruments } from '../src/telemetry/instruments';
-import { setLogger } from '../src/telemetry/logger';
+import { check, type Message } from '../dist/index';
+import { toOpenAIChat } from '../dist/adapters';
+import { fromOpenAIChatReusing } from '../dist/integrations/openai/chat-adapter';
+import { openAIBodyRequest } from '../dist/integrations/openai/model-request';
+import type { CheckReaction } from '../dist/invariant/verify';
+import type { ViolationDetails } from '../dist/invariant/violation';
+import { ImplicitLogs } from '../dist/request-path/implicit/implicit-logs';
+import type { InvariantInstruments } from '../dist/telemetry/instruments';
+import { setLogger } from '../dist/telemetry/logger';
 import { agentLog, fmt, requestOf, timePerCall } from './support';
 
 const gc = (globalThis as { gc?: () => void }).gc;
-if (gc === undefined) throw new Error('run with: node --expose-gc --import tsx bench/implicit.ts');
+if (gc === undefined) throw new Error('run with: npm run build && node --expose-gc --import tsx bench/implicit.ts');
 
 setLogger({ warn: () => {} }); // each violation logs a line; the console is not what is measured
 const noop = { add: () => {} };

@@ -32,9 +32,9 @@ import { context, createContextKey, metrics, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader, AggregationTemporality } from '@opentelemetry/sdk-metrics';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
-import { SessionInvariantInstrumentation } from '../src/instrumentation';
-import { check, withSession } from '../src/index';
-import { fromOpenAIChat, toOpenAIChat } from '../src/adapters';
+import { SessionInvariantInstrumentation } from '../dist/instrumentation';
+import { check, withSession } from '../dist/index';
+import { fromOpenAIChat, toOpenAIChat } from '../dist/adapters';
 import { agentLog, fmt, timePerCall } from './support';
 
 const MESSAGES = 100;

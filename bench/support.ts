@@ -1,6 +1,11 @@
 // Shared by the benchmarks: timing in one run, and realistic transcripts.
+// The benchmarks import the built package (dist/, `npm run build`, which
+// `npm run bench` runs first): the code that ships, as tsc compiles it. The
+// sources as tsx transforms them carry esbuild's helpers (`__name` around
+// every closure made per request), which made the implicit log measure up to
+// a third slower than it runs.
 
-import { SessionLog, type Message } from '../src/index';
+import { SessionLog, type Message } from '../dist/index';
 
 /** Median nanoseconds per call of `fn`, over `batches` batches sized to take ~`targetMs` each. */
 export function timePerCall(fn: () => unknown, { batches = 15, targetMs = 20 } = {}): number {
