@@ -38,8 +38,11 @@ import { fromOpenAIChat, toOpenAIChat } from '../dist/adapters';
 import { agentLog, fmt, timePerCall } from './support';
 
 const MESSAGES = 100;
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 60);
-const CALLS_PER_ROUND = 40;
+// Many short rounds: one round's ratio varies by +-25% on a shared 2-core
+// machine, so a few long rounds gave a run-to-run spread (1.03 to 1.37 for
+// the same code) wider than the target's margin.
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 300);
+const CALLS_PER_ROUND = 20;
 
 async function main(): Promise<void> {
   const answer = JSON.stringify({
@@ -146,8 +149,21 @@ async function main(): Promise<void> {
     }
   }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
-  // Each round's sides ran back to back: the median of their ratios cancels drift between rounds.
-  const ratioOf = (side: Instrumented) => median(times[side].map((t, i) => t / times[baseline[side]][i]!));
+  // Each round's sides ran back to back: their ratio cancels drift between rounds. Reported as the mean of the
+  // rounds' ratios with the slowest and fastest tenth left out, and its 95% confidence interval.
+  const ratioOf = (side: Instrumented) => {
+    const ratios = times[side].map((t, i) => t / times[baseline[side]][i]!).sort((a, b) => a - b);
+    const kept = ratios.slice(Math.floor(ratios.length * 0.1), Math.ceil(ratios.length * 0.9));
+    const mean = kept.reduce((a, b) => a + b, 0) / kept.length;
+    const sd = Math.sqrt(kept.reduce((a, b) => a + (b - mean) ** 2, 0) / (kept.length - 1));
+    const half = (1.96 * sd) / Math.sqrt(kept.length);
+    return {
+      mean,
+      low: mean - half,
+      high: mean + half,
+      text: `${mean.toFixed(3)} (${(mean - half).toFixed(3)}-${(mean + half).toFixed(3)})`,
+    };
+  };
   // The hook's own work on this request, timed alone (no HTTP noise): read the body, check it, count it.
   const hookWork = timePerCall(() => withSession(log, () => check(log, fromOpenAIChat(messages))));
   console.table([
@@ -156,22 +172,22 @@ async function main(): Promise<void> {
     {
       mode: 'instrumented (session bound, check passes) / bare, active context',
       'median per call': fmt(median(times.bound)),
-      ratio: ratioOf('bound').toFixed(4),
+      ratio: ratioOf('bound').text,
     },
     {
       mode: 'instrumented (no session: implicit log, same request re-sent) / bare',
       'median per call': fmt(median(times.implicit)),
-      ratio: ratioOf('implicit').toFixed(4),
+      ratio: ratioOf('implicit').text,
     },
     { mode: 'bare agent loop', 'median per call': fmt(median(times.bareLoop)) },
     {
       mode: 'instrumented agent loop (no session: implicit log) / bare agent loop',
       'median per call': fmt(median(times.implicitLoop)),
-      ratio: ratioOf('implicitLoop').toFixed(4),
+      ratio: ratioOf('implicitLoop').text,
     },
     { mode: "the hook's work alone (adapter + check)", 'median per call': fmt(hookWork) },
   ]);
-  console.log(`${MESSAGES}-message request, ${ROUNDS} rounds x ${CALLS_PER_ROUND} calls each side`);
+  console.log(`${MESSAGES}-message request, ${ROUNDS} rounds x ${CALLS_PER_ROUND} calls each side; ratio: trimmed mean (95% CI)`);
   const labels: Record<Instrumented, string> = {
     bound: 'bound log',
     implicit: 'implicit log, same request re-sent',
@@ -180,9 +196,9 @@ async function main(): Promise<void> {
   for (const side of ['bound', 'implicit', 'implicitLoop'] as const) {
     const ratio = ratioOf(side);
     const added = median(times[side].map((t, i) => t - times[baseline[side]][i]!));
-    console.log(
-      `overhead ratio, ${labels[side]}: ${ratio.toFixed(4)}, ${fmt(added)} added per call (target <= 1.02: ${ratio <= 1.02 ? 'met' : 'NOT met'})`,
-    );
+    // Met only when the whole interval is within the target; not met when all of it is above.
+    const verdict = ratio.high <= 1.02 ? 'met' : ratio.low > 1.02 ? 'NOT met' : 'not decided at this precision';
+    console.log(`overhead ratio, ${labels[side]}: ${ratio.text}, ${fmt(added)} added per call (target <= 1.02: ${verdict})`);
   }
   console.log(`hook work alone ${((hookWork / median(times.bare)) * 100).toFixed(2)}% of a bare call`);
   instrumentation.disable();
