@@ -159,6 +159,7 @@ function reusesEntries(entries: readonly unknown[]): boolean {
   for (const entry of probes) if (typeof entry === 'object' && entry !== null) probed.add(entry);
   return false;
 }
+
 /**
  * One entry as it reads on its own, whatever request carries it: a tool
  * result takes no name from any call, since only the calls before it in the
