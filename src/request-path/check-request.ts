@@ -20,7 +20,7 @@ import { warnOnce } from '../telemetry/logger';
 import { startModelRequestSpan } from '../telemetry/model-request-span';
 import { currentHost, type RequestCheckHost } from './host';
 import type { CallOptions, ModelRequest, Seam } from './model-request';
-import { implicitLogs } from './implicit/registry';
+import { implicitLogEnabled, implicitLogs } from './implicit/registry';
 import { uncheckedReason } from './log-guards';
 
 /**
@@ -42,6 +42,25 @@ export interface PendingReply {
 }
 
 const isStrictViolation = (error: unknown): boolean => error instanceof SessionInvariantViolation;
+
+/**
+ * Whether a model request made now would be checked at all: not when the
+ * mode in force is off, nor when no log is bound and the implicit log is
+ * off. The SDK client hook and the fetch seam ask before they read a
+ * request, so that a check switched off costs no reading of every request.
+ * Never throws: when in doubt, the request is read and `checkModelRequest`
+ * decides (and reports).
+ */
+export function checksRequests(): boolean {
+  try {
+    const session = getActiveSession();
+    const settings = currentHost().settings();
+    if (resolveMode(session?.mode ?? settings.mode) === 'off') return false;
+    return session?.log !== undefined || implicitLogEnabled(settings.implicit);
+  } catch {
+    return true;
+  }
+}
 
 /**
  * Checks one model request. With a log (the call's, else the bound

@@ -204,6 +204,33 @@ describe('openai chat completions', () => {
     });
   });
 
+  it('a check switched off does not read the request: mode off, or no session with the implicit log off', async () => {
+    // The SDK serialises the body once; the check reads each entry again. Counted on a getter.
+    async function readsOf(run: (messages: never) => Promise<unknown>): Promise<number> {
+      let reads = 0;
+      const messages = [
+        {
+          role: 'user',
+          get content() {
+            reads++;
+            return 'Umbrella in Lisbon?';
+          },
+        },
+      ];
+      await run(messages as never);
+      return reads;
+    }
+    const send = (messages: never) => client().chat.completions.create({ model: 'gpt-test', messages });
+    const checked = await readsOf(send);
+    const sessionOff = await readsOf((messages) => withSession(weatherLog(), () => send(messages), { mode: 'off' }));
+    let implicitOff = -1;
+    await withImplicitSettings(undefined, false, async () => {
+      implicitOff = await readsOf(send);
+    });
+    expect(sessionOff).toBeLessThan(checked);
+    expect(implicitOff).toBe(sessionOff);
+  });
+
   it('implicit: true in the config wins over NOUS_SESSION_INVARIANT_IMPLICIT=off', async () => {
     await withImplicitSettings('off', true, async () => {
       const before = await checksOf('implicit');

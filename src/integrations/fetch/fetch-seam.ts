@@ -8,7 +8,7 @@
 // checks is left to that hook, so it is counted once. A fetch seam cannot
 // throw into the call safely, so strict mode is recorded as warn here.
 
-import { checkModelRequest } from '../../request-path/check-request';
+import { checkModelRequest, checksRequests } from '../../request-path/check-request';
 import { currentCallScope } from '../../request-path/call-scope';
 import type { ModelRequest } from '../../request-path/model-request';
 import { contained } from '../../telemetry/internal-error';
@@ -60,6 +60,7 @@ function inspect(input: unknown, init: RequestInit | undefined) {
   if (checkedByClientHook(url.pathname, init.headers)) return undefined;
   const scope = currentCallScope();
   if (scope?.claimed) return undefined;
+  if (!checksRequests()) return undefined; // switched off: the body is not even parsed
   const request = modelRequest(url.pathname, init.body);
   if (request === undefined) return undefined;
   if (scope) scope.seenBelow = true;

@@ -11,7 +11,7 @@
 import { InstrumentationNodeModuleDefinition } from '@opentelemetry/instrumentation';
 import { isSupportedVersion } from '../../instrumentation/supported-version';
 import { rewrap, unwrapIfWrapped, type Patcher } from '../../instrumentation/integration';
-import { checkModelRequest, type PendingReply } from '../../request-path/check-request';
+import { checkModelRequest, checksRequests, type PendingReply } from '../../request-path/check-request';
 import type { ModelRequest, ReplyFormat } from '../../request-path/model-request';
 import { observeReplyAsRead } from '../http/reply-reader';
 import { reportInternalError } from '../../telemetry/internal-error';
@@ -173,6 +173,7 @@ function inspect(options: RequestOptions | undefined, seam: ClientSeam): void {
     retrying.delete(options);
     return;
   }
+  if (!checksRequests()) return; // switched off: the request is not even read
   let request: ModelRequest | undefined;
   try {
     request = seam.modelRequest(options);

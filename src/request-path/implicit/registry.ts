@@ -24,10 +24,14 @@ export const DEFAULT_IDLE_TIMEOUT_MS = 30 * 60 * 1000;
 
 let shared: { maxConversations: number; idleTimeoutMs: number; logs: ImplicitLogs } | undefined;
 
+/** Whether the implicit log is on: the config's `enabled`, else the environment, else on. */
+export function implicitLogEnabled(options: ImplicitLogOptions | undefined): boolean {
+  return options?.enabled ?? readEnvFlag(IMPLICIT_ENV_VAR) ?? true;
+}
+
 /** The implicit log for these settings, or undefined when it is off. */
 export function implicitLogs(options: ImplicitLogOptions | undefined, _instruments: InvariantInstruments): ImplicitLogs | undefined {
-  const enabled = options?.enabled ?? readEnvFlag(IMPLICIT_ENV_VAR) ?? true;
-  if (!enabled) return undefined;
+  if (!implicitLogEnabled(options)) return undefined;
   const maxConversations = positive(options?.maxConversations) ?? DEFAULT_MAX_CONVERSATIONS;
   const idleTimeoutMs = positive(options?.idleTimeoutMs) ?? DEFAULT_IDLE_TIMEOUT_MS;
   if (shared?.maxConversations !== maxConversations || shared.idleTimeoutMs !== idleTimeoutMs) {
