@@ -73,7 +73,7 @@ const T_ARGS_TEXT = 0x0f;
 const T_CALLS = 0x10;
 const T_NOT_A_LIST = 0x11;
 const T_PAIR = 0x12;
-const T_NOT_A_CALL = 0x13;
+const T_CALL = 0x13;
 
 /** Arrays longer than this are hashed by length alone: a sparse `length = 2**32 - 1` must not be walked. */
 const MAX_HASHED_ARRAY = 1_000_000;
@@ -107,45 +107,23 @@ function partHash(part: unknown, walk: Walk): number {
   return hashValue(rest, walk);
 }
 
-/**
- * The calls in order, each as its id, name and arguments mixed straight into
- * the list's state (a call is not finished on its own); the state is saved
- * around every call, whose parts may hash nested values.
- */
 function toolCallsHash(toolCalls: unknown, walk: Walk): number {
   if (toolCalls === undefined || toolCalls === null) return T_CALLS;
   if (!Array.isArray(toolCalls)) return tagged(T_NOT_A_LIST, hashValue(toolCalls, walk));
   if (toolCalls.length === 0) return T_CALLS;
-  if (toolCalls.length > MAX_HASHED_ARRAY) return tagged(T_TOO_LONG, toolCalls.length);
-  seed(T_CALLS);
-  let a = laneA;
-  let b = laneB;
-  for (let i = 0; i < toolCalls.length; i++) {
-    const call = toolCalls[i] as unknown;
-    let id: number;
-    let name: number;
-    let args: number;
-    if (typeof call === 'object' && call !== null) {
-      const c = call as Record<string, unknown>;
-      id = hashValue(c.id, walk);
-      name = hashValue(c.name, walk);
-      args = argumentsHash(c.arguments, walk);
-    } else {
-      id = hashValue(call, walk);
-      name = T_NOT_A_CALL;
-      args = T_NOT_A_CALL;
-    }
-    laneA = a;
-    laneB = b;
-    mix(id);
-    mix(name);
-    mix(args);
-    a = laneA;
-    b = laneB;
-  }
-  laneA = a;
-  laneB = b;
-  mix(toolCalls.length);
+  return sequence(T_CALLS, toolCalls, walk, toolCallHash);
+}
+
+function toolCallHash(call: unknown, walk: Walk): number {
+  if (typeof call !== 'object' || call === null) return hashValue(call, walk);
+  const c = call as Record<string, unknown>;
+  const id = hashValue(c.id, walk);
+  const name = hashValue(c.name, walk);
+  const args = argumentsHash(c.arguments, walk);
+  seed(T_CALL);
+  mix(id);
+  mix(name);
+  mix(args);
   return finish();
 }
 
