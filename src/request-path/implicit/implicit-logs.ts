@@ -108,11 +108,7 @@ export class ImplicitLogs {
     let seen: Seen;
     let orphan: ViolationDetails | undefined;
     try {
-      // Only a request whose seam found item references (Responses) has any to resolve; the rest is read as it is.
-      const read =
-        request.references === undefined
-          ? { messages: messages as readonly Message[], fingerprints: this.#fingerprints(messages as readonly Message[]) }
-          : this.#stored.read(messages as readonly Message[], (m) => this.#fingerprint(m));
+      const read = this.#stored.read(messages as readonly Message[], (m) => this.#fingerprint(m), request.references);
       if (read === undefined) {
         warnOnce(
           'unresolved-reference',
@@ -171,13 +167,6 @@ export class ImplicitLogs {
       if (!this.#replies.has(fingerprint) || own.has(fingerprint)) invented.push(i);
     }
     return invented;
-  }
-
-  /** The fingerprints of a request that refers to no stored item. */
-  #fingerprints(messages: readonly Message[]): Fingerprint[] {
-    const fingerprints = new Array<Fingerprint>(messages.length);
-    for (let i = 0; i < messages.length; i++) fingerprints[i] = this.#fingerprint(messages[i]);
-    return fingerprints;
   }
 
   /** A request message's fingerprint (references are resolved before, by the stored replies). */

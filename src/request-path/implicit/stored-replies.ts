@@ -54,17 +54,24 @@ export class StoredReplies {
    * to the first item of a stored message, followed by the rest of its items
    * (referred to, or inline calls with the same ids), stands for the whole
    * message. Anything else is fingerprinted as it is; `fingerprint` reads a
-   * message. Returns undefined when a reference names an item never seen.
+   * message. `references` are the ids the request's seam found it refers to:
+   * only Responses requests have any, and a request without them is read as
+   * it is, without looking at each entry for one, nor a copy. Returns
+   * undefined when a reference names an item never seen.
    */
-  read(messages: readonly Message[], fingerprint: (message: unknown) => Fingerprint): ReadRequest | undefined {
-    const fingerprints: Fingerprint[] = [];
-    // Most requests refer to nothing: their messages are read as they are, without a copy.
-    let i = 0;
-    for (; i < messages.length && referenceId(messages[i]) === undefined; i++) fingerprints.push(fingerprint(messages[i]));
-    if (i === messages.length) return { messages, fingerprints };
+  read(
+    messages: readonly Message[],
+    fingerprint: (message: unknown) => Fingerprint,
+    references: readonly string[] | undefined,
+  ): ReadRequest | undefined {
+    if (references === undefined) {
+      const fingerprints = new Array<Fingerprint>(messages.length);
+      for (let i = 0; i < messages.length; i++) fingerprints[i] = fingerprint(messages[i]);
+      return { messages, fingerprints };
+    }
     const read: Message[] = [];
-    for (let j = 0; j < i; j++) read.push(messages[j]!);
-    for (; i < messages.length; i++) {
+    const fingerprints: Fingerprint[] = [];
+    for (let i = 0; i < messages.length; i++) {
       const id = referenceId(messages[i]);
       if (id === undefined) {
         read.push(messages[i]!);
