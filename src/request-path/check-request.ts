@@ -10,15 +10,15 @@
 // OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT).
 
 import { check } from '../invariant/check';
-import { resolveMode } from '../invariant/mode';
-import { getActiveSession } from '../invariant/session-binding';
+import { resolveMode, type Mode } from '../invariant/mode';
+import { getActiveSession, type SessionBinding } from '../invariant/session-binding';
 import { actOnCheck, captureContentFromEnv, type CheckReaction } from '../invariant/verify';
 import { SessionInvariantViolation } from '../invariant/violation';
 import type { Message } from '../invariant/messages';
-import { reportInternalError } from '../telemetry/internal-error';
+import { contained } from '../telemetry/internal-error';
 import { warnOnce } from '../telemetry/logger';
 import { startModelRequestSpan } from '../telemetry/model-request-span';
-import { currentHost, type RequestCheckHost } from './host';
+import { currentHost, type HostSettings, type RequestCheckHost } from './host';
 import type { CallOptions, ModelRequest, Seam } from './model-request';
 import { implicitLogEnabled, implicitLogs } from './implicit/registry';
 import { uncheckedReason } from './log-guards';
@@ -55,11 +55,16 @@ export function checksRequests(): boolean {
   try {
     const session = getActiveSession();
     const settings = currentHost().settings();
-    if (resolveMode(session?.mode ?? settings.mode) === 'off') return false;
+    if (modeInForce({}, session, settings) === 'off') return false;
     return session?.log !== undefined || implicitLogEnabled(settings.implicit);
   } catch {
     return true;
   }
+}
+
+/** The mode a request is checked in: the call's own option, then the bound session's, then the config's, then the environment. */
+function modeInForce(call: CallOptions, session: SessionBinding | undefined, settings: HostSettings): Mode {
+  return resolveMode(call.mode ?? session?.mode ?? settings.mode);
 }
 
 /**
@@ -72,20 +77,17 @@ export function checksRequests(): boolean {
  */
 export function checkModelRequest(request: ModelRequest, call: CallOptions, seam: Seam): PendingReply | undefined {
   const host = currentHost();
-  // `contained`, written out: no closure and no options object on every request.
-  try {
-    return checkWith(host, request, call, seam);
-  } catch (error) {
-    if (isStrictViolation(error)) throw error;
-    reportInternalError(seam.name, error, host.instruments);
-    return undefined;
-  }
+  return contained(seam.name, () => checkWith(host, request, call, seam), undefined, {
+    instruments: host.instruments,
+    passThrough: isStrictViolation,
+  });
 }
 
+/** `checkModelRequest` inside its containment: what it does with the request, in the order of the module's header. */
 function checkWith(host: RequestCheckHost, request: ModelRequest, call: CallOptions, seam: Seam): PendingReply | undefined {
   const session = getActiveSession();
   const settings = host.settings();
-  const mode = resolveMode(call.mode ?? session?.mode ?? settings.mode);
+  const mode = modeInForce(call, session, settings);
   if (mode === 'off') return undefined;
   if (request.stateful !== undefined) {
     warnOnce(
