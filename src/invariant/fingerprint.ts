@@ -217,18 +217,11 @@ function flatObjectHash(text: string): number | undefined {
   for (let k = 0; k < keys; k++) {
     const at = k * 5;
     const valueHash = flatValueHash(text, flatRanges[at + 2]!, flatRanges[at + 3]!, flatRanges[at + 4]!);
-    seed(T_PAIR);
-    mix(hashRange(text, flatRanges[at]!, flatRanges[at + 1]!, T_STRING));
-    mix(valueHash);
-    const pair = finish();
+    const pair = pairHash(hashRange(text, flatRanges[at]!, flatRanges[at + 1]!, T_STRING), valueHash);
     lo = (lo + (pair >>> 0)) | 0;
     hi = (hi + ((pair / 0x100000000) | 0)) | 0;
   }
-  seed(T_OBJECT);
-  mix(lo >>> 0);
-  mix(hi >>> 0);
-  mix(keys);
-  return finish();
+  return objectHash(lo, hi, keys);
 }
 
 /** `hashValue` of one value of a flat object, from its position in the text. */
@@ -255,16 +248,25 @@ function hashObject(obj: Record<string, unknown>, walk: Walk): number {
     if (!Object.prototype.hasOwnProperty.call(obj, key)) continue;
     const item = obj[key];
     if (item === undefined) continue;
-    const valueHash = hashValue(item, walk);
-    seed(T_PAIR);
-    mix(hashString(key, T_STRING));
-    mix(valueHash);
-    const pair = finish();
+    const pair = pairHash(hashString(key, T_STRING), hashValue(item, walk));
     // Summing the pairs' hashes makes the object's hash independent of key order.
     lo = (lo + (pair >>> 0)) | 0;
     hi = (hi + ((pair / 0x100000000) | 0)) | 0;
     count++;
   }
+  return objectHash(lo, hi, count);
+}
+
+/** One key/value pair of an object, both already hashed (the value first: it may hash nested values). */
+function pairHash(keyHash: number, valueHash: number): number {
+  seed(T_PAIR);
+  mix(keyHash);
+  mix(valueHash);
+  return finish();
+}
+
+/** An object from the sum of its pairs' hashes (low and high words) and their count. */
+function objectHash(lo: number, hi: number, count: number): number {
   seed(T_OBJECT);
   mix(lo >>> 0);
   mix(hi >>> 0);
