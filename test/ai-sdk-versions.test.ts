@@ -1,5 +1,5 @@
 // AI SDK 5 and 6, the real packages from test/versions/ai-sdk-5 and -6
-// (installed by .ci/run): the middleware with a bound log and the step
+// (installed by the test run's global setup): the middleware with a bound log and the step
 // recorder over multi-step tool loops, and the middleware's types compiled
 // against each version's own.
 
@@ -70,7 +70,7 @@ describe.each(VERSIONS)('AI SDK $major', ({ major, provider: providerMajor, spec
     });
   };
 
-  it(`has its fixture installed, ai ${major} with @ai-sdk/openai ${providerMajor} (.ci/run does npm ci there)`, () => {
+  it(`has its fixture installed, ai ${major} with @ai-sdk/openai ${providerMajor} (the test run installs it)`, () => {
     const version = (name: string) => JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')).version;
     expect(installed).toBe(true);
     expect(version('ai')).toMatch(new RegExp(`^${major}\\.`));

@@ -1,6 +1,6 @@
 // The lowest @opentelemetry/api the peer range admits (1.3.0; the suite runs
 // on the highest, 1.10): the packed tarball installed next to it and an SDK of
-// its time (test/fixtures/api-lowest, installed by .ci/run), with register
+// its time (test/fixtures/api-lowest, installed by the test run's global setup), with register
 // attaching to the app's providers. The highest is every other test.
 
 import { copyFileSync, existsSync, readFileSync } from 'node:fs';

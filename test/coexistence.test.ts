@@ -17,7 +17,7 @@ beforeAll(async () => {
 afterAll(() => provider.close());
 
 describe('with @opentelemetry/instrumentation-openai', () => {
-  it('has its fixture installed (.ci/run does npm ci there)', () => {
+  it('has its fixture installed (the test run installs it)', () => {
     expect(
       existsSync(join(fixture, 'node_modules/@opentelemetry/instrumentation-openai')),
       'run npm ci --prefix test/fixtures/coexistence',

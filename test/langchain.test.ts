@@ -111,7 +111,7 @@ function expectFoldWasSent(log: SessionLog): void {
   expect(fold.at(-1)!.role).toBe('assistant');
 }
 
-it('has its fixture installed (.ci/run does npm ci there)', () => {
+it('has its fixture installed (the test run installs it)', () => {
   expect(existsSync(join(FIXTURE, 'node_modules/@langchain/openai/package.json'))).toBe(true);
 });
 

@@ -1,5 +1,5 @@
 // The packed tarball installed next to telemetry tools that set up
-// OpenTelemetry themselves (test/fixtures/tools/*, installed by .ci/run), in
+// OpenTelemetry themselves (test/fixtures/tools/*, installed by the test run's global setup), in
 // both load orders. Tool first: register attaches, adds what the tool lacks,
 // and both the tool's exporter and the violation's backend get their
 // telemetry. Register first: the tool would lose its spans, and register says
@@ -49,7 +49,7 @@ function otlpEnv(extra: Record<string, string> = {}): Record<string, string> {
 }
 
 describe.each(TOOLS)('next to %s', (tool) => {
-  it('has its fixture installed (.ci/run does npm ci there), and npm adds the tarball with no warning', () => {
+  it('has its fixture installed (the test run installs it), and npm adds the tarball with no warning', () => {
     expect(existsSync(join(fixtures, tool, 'node_modules')), `run npm ci --prefix test/fixtures/tools/${tool}`).toBe(true);
     const install = npmOutput[tool]!;
     expect(install.status, install.output).toBe(0);

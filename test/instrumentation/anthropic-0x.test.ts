@@ -1,5 +1,5 @@
 // @anthropic-ai/sdk 0.x, the real packages, each installed in its own fixture
-// folder under test/versions/ (`.ci/run` installs them): the lowest version
+// folder under test/versions/ (the test run installs them): the lowest version
 // whose client has the `prepareOptions` seam (0.12.4, still on node-fetch)
 // and the 0.122 line `@langchain/anthropic` bundles (on globalThis.fetch).
 // Each is loaded after the instrumentation is enabled, as `register` does.

@@ -101,14 +101,14 @@ describe('docker/prometheus and docker/alertmanager', () => {
     for (const route of config.route.routes ?? []) expect(receivers).toContain(route.receiver);
   });
 
-  const amtool = requireProgram('amtool');
+  const amtool = requireProgram('amtool', 'amtool check-config');
   it.skipIf(!amtool)('amtool check-config passes', () => {
     const out = execFileSync('amtool', ['check-config', 'alertmanager/alertmanager.yml'], { cwd: docker, encoding: 'utf8' });
     expect(out).toMatch(/SUCCESS/);
     expect(out).toMatch(/1 receivers/);
   });
 
-  const promtool = requireProgram('promtool');
+  const promtool = requireProgram('promtool', 'promtool check and test of the rules');
   it.skipIf(!promtool)('promtool check rules, test rules and check config pass', () => {
     const run = (...args: string[]) => execFileSync('promtool', args, { cwd: docker, encoding: 'utf8' });
     expect(run('check', 'rules', 'prometheus/alerts.yml')).toMatch(/SUCCESS: 2 rules found/);

@@ -12,7 +12,7 @@ import { PACKAGE_ROOT, appEnvironment } from '../support/run-node';
 import { until } from '../support/services';
 import { freePort, requireProgram } from '../support/tools';
 
-const prometheusInstalled = requireProgram('prometheus');
+const prometheusInstalled = requireProgram('prometheus', 'a real Prometheus scraping the buggy agent');
 const children: ChildProcess[] = [];
 const dirs: string[] = [];
 

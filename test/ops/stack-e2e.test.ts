@@ -10,10 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { missingPrograms, startStack, type NativeStack } from '../../stack/native';
 import { runNode } from '../support/run-node';
 import { until } from '../support/services';
+import { runsWith } from '../support/tools';
 
-const missing = missingPrograms();
-// .ci/run builds and installs everything; elsewhere the test is skipped without them.
-if (missing.length > 0 && process.env.CI) throw new Error(`the native stack is missing: ${missing.join('; ')}`);
+const runs = runsWith('the native stack end to end', missingPrograms());
 
 const SERVICE = 'nous-session-invariant-e2e';
 // What the demo's agents send the model: none of it may reach the backend.
@@ -41,7 +40,7 @@ interface JaegerTrace {
 
 const fields = (list: JaegerKeyValue[]) => Object.fromEntries(list.map(({ key, value }) => [key, value]));
 
-describe.skipIf(missing.length > 0)('the observability stack, natively: Collector, Jaeger v2, Prometheus, Alertmanager', () => {
+describe.skipIf(!runs)('the observability stack, natively: Collector, Jaeger v2, Prometheus, Alertmanager', () => {
   let stack: NativeStack;
   let traces: JaegerTrace[];
 

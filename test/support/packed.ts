@@ -4,7 +4,7 @@
 // installs work offline for the versions the lockfile pins.
 
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { PACKAGE_ROOT } from './run-node';
@@ -25,6 +25,39 @@ export function packTarball(): string {
   });
   const [packed] = JSON.parse(out) as Array<{ filename: string }>;
   return join(dir, packed!.filename);
+}
+
+/**
+ * Packs the package as a clean clone of the repository would: the files git
+ * tracks (and new ones it does not ignore) copied into a new folder, with no
+ * dist/, and `npm pack` run there with its scripts, so prepack must build.
+ * The clone borrows this checkout's node_modules for the build. Returns the
+ * tarball's path and the files npm put in it; undefined outside a git checkout.
+ */
+export function packCleanClone(): { tarball: string; files: string[] } | undefined {
+  let listed: string;
+  try {
+    listed = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: PACKAGE_ROOT, encoding: 'utf8' });
+  } catch {
+    return undefined;
+  }
+  const clone = mkdtempSync(join(tmpdir(), 'nous-clean-clone-'));
+  for (const file of listed.split('\0')) {
+    if (file === '' || !existsSync(join(PACKAGE_ROOT, file))) continue;
+    mkdirSync(dirname(join(clone, file)), { recursive: true });
+    copyFileSync(join(PACKAGE_ROOT, file), join(clone, file));
+  }
+  symlinkSync(join(PACKAGE_ROOT, 'node_modules'), join(clone, 'node_modules'), 'dir');
+  const destination = mkdtempSync(join(tmpdir(), 'nous-packed-'));
+  const out = execFileSync('npm', ['pack', '--json', '--pack-destination', destination], {
+    cwd: clone,
+    env: npmEnv(),
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  // npm prints the scripts' output before the JSON on stdout.
+  const [packed] = JSON.parse(out.slice(out.indexOf('[\n'))) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  return { tarball: join(destination, packed!.filename), files: packed!.files.map((file) => file.path) };
 }
 
 export interface FreshProject {

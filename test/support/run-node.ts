@@ -25,6 +25,23 @@ export function appEnvironment(): Record<string, string> {
   );
 }
 
+/**
+ * How long a subprocess may run before it is taken to hang: far above the few
+ * seconds an app takes, so that a loaded 2-core machine never reaches it.
+ */
+export const DEFAULT_DEADLINE_MS = 60_000;
+
+/** The last `max` characters of a process's output, for an error message. */
+function tail(text: string, max = 2_000): string {
+  return text.length <= max ? text : `...${text.slice(-max)}`;
+}
+
+/**
+ * Runs `node args` and resolves with how it ended. A process still running at
+ * its deadline is killed, and the promise rejects with an error naming the
+ * command and what it printed, so a hang reads as a hang and not as a failed
+ * expectation on empty output.
+ */
 export function runNode(
   args: string[],
   env: Record<string, string>,
@@ -47,11 +64,18 @@ export function runNode(
     options.onStdout?.(stdout, child);
   });
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-  const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 20_000);
-  return new Promise((resolve) => {
+  const deadline = options.timeoutMs ?? DEFAULT_DEADLINE_MS;
+  let hung = false;
+  const timer = setTimeout(() => {
+    hung = true;
+    child.kill('SIGKILL');
+  }, deadline);
+  return new Promise((resolve, reject) => {
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
+      if (!hung) return resolve({ code, signal, stdout, stderr });
+      const command = `node ${args.join(' ')}`;
+      reject(new Error(`${command} did not exit within ${deadline} ms and was killed\nstdout:\n${tail(stdout)}\nstderr:\n${tail(stderr)}`));
     });
   });
 }

@@ -2,7 +2,7 @@
 // `--require nous-session-invariant/register` line and exporting over OTLP, as
 // in sdk-apps.test.ts: a correct loop stays silent, each history bug is
 // reported once, with its kind, against the implicit conversation. The SDKs
-// are the real packages in test/versions/ (`.ci/run` installs them).
+// are the real packages in test/versions/ (the test run installs them).
 
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -52,7 +52,7 @@ describe.each([
   { folder: LOWEST, sdk: '0.12.4' },
   { folder: LANGCHAIN, sdk: '0.122.0' },
 ])('@anthropic-ai/sdk $sdk, fixture installed', ({ folder, sdk }) => {
-  it.concurrent('has its fixture installed (.ci/run does npm ci there)', () => {
+  it.concurrent('has its fixture installed (the test run installs it)', () => {
     expect(existsSync(join(PACKAGE_ROOT, folder, 'node_modules/@anthropic-ai/sdk/package.json'))).toBe(true);
     expect(sdk).toMatch(/^0\./);
   });

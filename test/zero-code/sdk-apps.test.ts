@@ -117,7 +117,7 @@ describe.each(['chat', 'responses'])('Vercel AI SDK, zero code (%s API)', (api) 
 });
 
 // AI SDK 5 and 6 have no `ai:telemetry` channel: their providers' requests are checked at the fetch seam alone,
-// from the fixture projects test/versions/ai-sdk-5 and -6 (.ci/run does npm ci there).
+// from the fixture projects test/versions/ai-sdk-5 and -6 (the test run installs it).
 const aiSdkEnv = (major: number, api: string) => ({ SDK_ROOT: `test/versions/ai-sdk-${major}`, API: api });
 
 describe.each([5, 6])('Vercel AI SDK %i, zero code', (major) => {
@@ -205,7 +205,7 @@ describe('OpenAI Agents SDK, zero code', () => {
 });
 
 describe.each(['chat', 'react', 'create-agent'])('LangChain.js on ChatOpenAI, zero code (%s)', (agent) => {
-  it.concurrent('has its fixture installed (.ci/run does npm ci there)', () => {
+  it.concurrent('has its fixture installed (the test run installs it)', () => {
     expect(existsSync(join(PACKAGE_ROOT, 'test/fixtures/langchain/node_modules/@langchain/openai/package.json'))).toBe(true);
   });
 
