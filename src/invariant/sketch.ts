@@ -50,6 +50,11 @@ export function sketch(entry: unknown): MessageSketch {
   };
 }
 
+/** The sketch with no preview: role and tool identifiers only. */
+export function withoutPreview(s: MessageSketch): MessageSketch {
+  return 'preview' in s && s.preview !== null ? { ...s, preview: null } : s;
+}
+
 function preview(content: unknown): string | null {
   if (typeof content === 'string') return firstCharacters(content, PREVIEW_LENGTH);
   if (Array.isArray(content)) return `[${content.length} content parts]`;

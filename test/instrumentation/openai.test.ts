@@ -5,6 +5,7 @@ import { SessionInvariantViolation, SessionLog, VIOLATION_EVENT, VIOLATION_METRI
 import { toOpenAIChat, toOpenAIResponses } from '../../src/adapters';
 import { resetWarnings } from '../../src/telemetry/logger';
 import { useInstrumentedProvider } from '../support/instrumented';
+import { renderingsOf } from '../support/leaks';
 
 const suite = useInstrumentedProvider({ mode: 'warn' });
 const warn = vi.fn();
@@ -258,6 +259,27 @@ describe('openai chat completions', () => {
     await expect(call).rejects.toBeInstanceOf(SessionInvariantViolation);
     await expect(call).rejects.toMatchObject({ details: { kind: 'missing_message' } });
     expect(suite.server.received.length).toBe(sent);
+  });
+
+  it('strict mode with content capture off: the thrown error carries no prompt text, however it is printed', async () => {
+    vi.stubEnv('OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT', '');
+    try {
+      const log = weatherLog();
+      const messages = toOpenAIChat(log.deriveMessages()).map((m) =>
+        m.role === 'user' ? { role: 'user' as const, content: 'Umbrella in Porto? secret prompt text' } : m,
+      );
+      const thrown = await withSession(log, () => client().chat.completions.create({ model: 'gpt-test', messages }), {
+        mode: 'strict',
+      }).catch((error: unknown) => error);
+      expect(thrown).toBeInstanceOf(SessionInvariantViolation);
+      expect(thrown).toMatchObject({ details: { kind: 'missing_message', extra: [{ preview: null }], missing: [{ preview: null }] } });
+      for (const rendering of renderingsOf(thrown)) {
+        expect(rendering).not.toContain('secret prompt text');
+        expect(rendering).not.toContain('Umbrella in Lisbon?');
+      }
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 
   it('streaming still works and is checked', async () => {
