@@ -1,8 +1,18 @@
 import { trace } from '@opentelemetry/api';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CHECKS_METRIC, INTERNAL_ERROR_METRIC } from '../src/telemetry/semconv';
-import { SessionInvariantViolation, SessionLog, VIOLATION_EVENT, VIOLATION_METRIC, setLogger, verify, type Message } from '../src/index';
+import {
+  SessionInvariantViolation,
+  SessionLog,
+  VIOLATION_EVENT,
+  VIOLATION_METRIC,
+  check,
+  setLogger,
+  verify,
+  type Message,
+} from '../src/index';
 import { resetWarnings } from '../src/telemetry/logger';
+import { renderingsOf } from './support/leaks';
 import { registerOtel, type OtelHarness } from './support/otel';
 import { exampleLog, user } from './support/transcripts';
 
@@ -33,6 +43,15 @@ function inSpan<T>(fn: () => T): T {
       span.end();
     }
   });
+}
+
+function thrownBy(fn: () => void): unknown {
+  try {
+    fn();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
 }
 
 function leaveTestEnvironment(): void {
@@ -101,6 +120,35 @@ describe('verify: modes', () => {
     expect(await otel.points(VIOLATION_METRIC)).toMatchObject([
       { value: 1, attributes: { 'nous.session.invariant.mode': 'strict', 'nous.session.invariant.log': 'bound' } },
     ]);
+  });
+
+  it('strict with content capture off throws an error that carries no preview, in details or anywhere it is printed', () => {
+    vi.stubEnv('OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT', '');
+    const log = new SessionLog();
+    log.append('user_message', { content: 'logged prompt text' });
+    // A rewrite puts request text in `extra` and log text in `missing`: both sides are looked for.
+    const thrown = thrownBy(() => verify(log, [user('secret prompt text')], { mode: 'strict' }));
+    expect(thrown).toBeInstanceOf(SessionInvariantViolation);
+    expect((thrown as SessionInvariantViolation).details).toMatchObject({
+      kind: 'missing_message',
+      extra: [{ role: 'user', preview: null }],
+      missing: [{ role: 'user', preview: null }],
+    });
+    for (const rendering of renderingsOf(thrown)) {
+      expect(rendering).not.toContain('secret prompt text');
+      expect(rendering).not.toContain('logged prompt text');
+    }
+  });
+
+  it('strict with content capture on keeps the previews in details, as on the span event', () => {
+    const log = exampleLog();
+    const thrown = thrownBy(() => verify(log, ghostRequest(log), { mode: 'strict', captureContent: true }));
+    expect((thrown as SessionInvariantViolation).details).toMatchObject({ extra: [{ preview: 'ghost: secret prompt text' }] });
+  });
+
+  it("check, called directly, returns the previews: the caller's own data, in its own process", () => {
+    const log = exampleLog();
+    expect(check(log, ghostRequest(log))).toMatchObject({ ok: false, violation: { extra: [{ preview: 'ghost: secret prompt text' }] } });
   });
 
   it('strict outside a test environment behaves as warn and says once why', async () => {

@@ -12,6 +12,7 @@ import { fingerprintOf } from './fingerprint';
 import { fieldsDiffering, messagesMatch } from './message-equality';
 import { MAX_REQUEST_MESSAGES, type Message } from './messages';
 import { sketch } from './sketch';
+import { isStackExhaustion } from './stack-exhaustion';
 import type { CheckResult, ViolationDetails } from './violation';
 
 export { MAX_REQUEST_MESSAGES };
@@ -35,8 +36,11 @@ const PASS: CheckResult = Object.freeze({ ok: true });
  * 4. Only a reconstructable request is checked for tool pairing: a tool
  *    result whose call precedes it nowhere is `orphaned_tool_result`.
  *
- * Pure: reads no configuration, logs nothing. Never throws: a request that
- * cannot be read as a message list is `invalid_request`. On the passing
+ * Pure: reads no configuration, logs nothing. Never throws for any request:
+ * one that cannot be read as a message list is `invalid_request`, and values
+ * nested at any depth are compared. The one exception is the call stack
+ * running out (a caller whose stack was already nearly full): that
+ * `RangeError` is re-thrown, since it says nothing about the request. On the passing
  * path it is one pass over the request and allocates nothing.
  */
 export function check(log: SessionLog, request: readonly Message[]): CheckResult {
@@ -48,6 +52,8 @@ export function check(log: SessionLog, request: readonly Message[]): CheckResult
     }
     return checkAgainstFold(log._foldMessages(), request);
   } catch (error) {
+    // The stack running out is the package's limit, not the request's fault: `verify` and the request path count it.
+    if (isStackExhaustion(error)) throw error;
     // A throwing getter or a revoked proxy in the request: reported, never raised.
     return invalid(`the request could not be read: ${describeThrown(error)}`);
   }

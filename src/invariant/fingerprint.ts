@@ -80,15 +80,24 @@ const MAX_HASHED_ARRAY = 1_000_000;
 /** Nodes one fingerprint walks before it starts remembering shared objects (a DAG would otherwise cost exponential time). */
 const NODES_BEFORE_MEMO = 10_000;
 
+/**
+ * Levels of nesting hashed by recursion; deeper values (valid JSON may nest
+ * 100,000 levels) are hashed by `hashDeep`, to the same hash, so no depth
+ * exhausts the call stack.
+ */
+const RECURSION_DEPTH = 200;
+
 interface Walk {
   nodes: number;
   /** The objects being hashed, outermost first: meeting one again is a cycle. */
   path: object[];
+  /** `path` as a set, while `hashDeep` walks a path too long to search. */
+  onPath: Set<object> | undefined;
   memo: Map<object, number> | undefined;
 }
 
 function newWalk(): Walk {
-  return { nodes: 0, path: [], memo: undefined };
+  return { nodes: 0, path: [], onPath: undefined, memo: undefined };
 }
 
 function contentHash(content: unknown, assistant: boolean, walk: Walk): number {
@@ -139,6 +148,22 @@ function argumentsHash(args: unknown, walk: Walk): number {
 
 /** Structural hash: arrays in order, objects by the sum of their key/value pairs (order-free), `undefined` keys absent. */
 function hashValue(value: unknown, walk: Walk): number {
+  const shallow = shallowHash(value, walk);
+  if (shallow !== WALK_INTO) return shallow;
+  const obj = value as object;
+  if (walk.path.length >= RECURSION_DEPTH) return hashDeep(obj, walk);
+  walk.path.push(obj);
+  const hash = Array.isArray(obj) ? hashArray(obj, walk) : hashObject(obj as Record<string, unknown>, walk);
+  walk.path.pop();
+  walk.memo?.set(obj, hash);
+  return hash;
+}
+
+/** What `shallowHash` returns for an array or object whose items must be hashed first. */
+const WALK_INTO = -1;
+
+/** `hashValue` of anything but an array or object to walk into (a cycle and a remembered object included), else `WALK_INTO`. */
+function shallowHash(value: unknown, walk: Walk): number {
   switch (typeof value) {
     case 'string':
       return hashString(value, T_STRING);
@@ -159,14 +184,111 @@ function hashValue(value: unknown, walk: Walk): number {
     const json = jsonOfDate(value);
     return json === null ? T_NULL : hashString(json, T_STRING);
   }
-  if (walk.path.includes(value)) return T_CYCLE;
+  if (walk.onPath === undefined ? walk.path.includes(value) : walk.onPath.has(value)) return T_CYCLE;
   if (walk.memo === undefined && ++walk.nodes > NODES_BEFORE_MEMO) walk.memo = new Map();
-  const known = walk.memo?.get(value);
-  if (known !== undefined) return known;
-  walk.path.push(value);
-  const hash = Array.isArray(value) ? hashArray(value, walk) : hashObject(value as Record<string, unknown>, walk);
+  return walk.memo?.get(value) ?? WALK_INTO;
+}
+
+/** An array or object being hashed by `hashDeep`: where its items are, and its hash so far. */
+interface Frame {
+  value: object;
+  /** An array's items, or an object's own keys. */
+  items: readonly unknown[];
+  isArray: boolean;
+  next: number;
+  /** An array's saved lanes (see `sequence`), or an object's pair sums (see `hashObject`). */
+  a: number;
+  b: number;
+  count: number;
+}
+
+/**
+ * `hashValue` of an array or object with an explicit stack instead of
+ * recursion: the same hash, `sequence` and `hashObject` step by step.
+ */
+function hashDeep(root: object, walk: Walk): number {
+  const outermost = walk.onPath === undefined;
+  if (outermost) walk.onPath = new Set(walk.path);
+  const frames: Frame[] = [];
+  let hash = enter(root, walk, frames);
+  while (frames.length > 0) {
+    const frame = frames[frames.length - 1]!;
+    if (hash !== WALK_INTO) {
+      absorb(frame, hash);
+      hash = WALK_INTO;
+    }
+    const item = nextItem(frame);
+    if (item !== NO_ITEM) {
+      const shallow = shallowHash(item, walk);
+      hash = shallow === WALK_INTO ? enter(item as object, walk, frames) : shallow;
+      continue;
+    }
+    frames.pop();
+    hash = close(frame, walk);
+  }
+  if (outermost) walk.onPath = undefined;
+  return hash;
+}
+
+/** Puts `obj` on the path and pushes its frame; returns `WALK_INTO`, or the hash of an array too long to walk. */
+function enter(obj: object, walk: Walk, frames: Frame[]): number {
+  walk.path.push(obj);
+  walk.onPath!.add(obj);
+  if (Array.isArray(obj)) {
+    if (obj.length > MAX_HASHED_ARRAY) return close({ value: obj, items: [], isArray: true, next: 0, a: 0, b: 0, count: -1 }, walk);
+    seed(T_ARRAY);
+    frames.push({ value: obj, items: obj, isArray: true, next: 0, a: laneA, b: laneB, count: 0 });
+  } else {
+    const keys: string[] = [];
+    for (const key in obj) if (Object.prototype.hasOwnProperty.call(obj, key)) keys.push(key);
+    frames.push({ value: obj, items: keys, isArray: false, next: 0, a: 0, b: 0, count: 0 });
+  }
+  return WALK_INTO;
+}
+
+const NO_ITEM: unique symbol = Symbol('no item');
+
+/** The frame's next item to hash, past an object's `undefined` values (as `hashObject` skips them), or `NO_ITEM`. */
+function nextItem(frame: Frame): unknown {
+  if (frame.isArray) return frame.next < frame.items.length ? frame.items[frame.next] : NO_ITEM;
+  const obj = frame.value as Record<string, unknown>;
+  for (; frame.next < frame.items.length; frame.next++) {
+    const item = obj[frame.items[frame.next] as string];
+    if (item !== undefined) return item;
+  }
+  return NO_ITEM;
+}
+
+/** Adds the hash of the frame's current item. */
+function absorb(frame: Frame, itemHash: number): void {
+  if (frame.isArray) {
+    laneA = frame.a;
+    laneB = frame.b;
+    mix(itemHash);
+    frame.a = laneA;
+    frame.b = laneB;
+  } else {
+    const pair = pairHash(hashString(frame.items[frame.next] as string, T_STRING), itemHash);
+    frame.a = (frame.a + (pair >>> 0)) | 0;
+    frame.b = (frame.b + ((pair / 0x100000000) | 0)) | 0;
+    frame.count++;
+  }
+  frame.next++;
+}
+
+/** The frame's finished hash, as `sequence` or `hashObject` would return it; leaves the path and remembers it. */
+function close(frame: Frame, walk: Walk): number {
+  let hash: number;
+  if (frame.count < 0) hash = tagged(T_TOO_LONG, (frame.value as unknown[]).length);
+  else if (frame.isArray) {
+    laneA = frame.a;
+    laneB = frame.b;
+    mix(frame.items.length);
+    hash = finish();
+  } else hash = objectHash(frame.a, frame.b, frame.count);
   walk.path.pop();
-  walk.memo?.set(value, hash);
+  walk.onPath?.delete(frame.value);
+  walk.memo?.set(frame.value, hash);
   return hash;
 }
 

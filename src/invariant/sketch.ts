@@ -50,19 +50,39 @@ export function sketch(entry: unknown): MessageSketch {
   };
 }
 
+/** The sketch with no preview: role and tool identifiers only. */
+export function withoutPreview(s: MessageSketch): MessageSketch {
+  return 'preview' in s && s.preview !== null ? { ...s, preview: null } : s;
+}
+
 function preview(content: unknown): string | null {
   if (typeof content === 'string') return firstCharacters(content, PREVIEW_LENGTH);
   if (Array.isArray(content)) return `[${content.length} content parts]`;
   return null;
 }
 
-/** The first `count` characters (code points: a surrogate pair is never cut). */
+/** The first `count` characters (code points: a surrogate pair is never cut), as a string of their own. */
 function firstCharacters(text: string, count: number): string {
-  if (text.length <= count) return text;
-  let end = 0;
-  for (let taken = 0; taken < count && end < text.length; taken++) {
-    const code = text.charCodeAt(end);
-    end += code >= 0xd800 && code <= 0xdbff && end + 1 < text.length ? 2 : 1;
+  let end = text.length;
+  if (end > count) {
+    end = 0;
+    for (let taken = 0; taken < count && end < text.length; taken++) {
+      const code = text.charCodeAt(end);
+      end += code >= 0xd800 && code <= 0xdbff && end + 1 < text.length ? 2 : 1;
+    }
   }
-  return text.slice(0, end);
+  return ownCopy(text.slice(0, end));
+}
+
+/**
+ * A copy of `text` that shares no storage with the string it was cut from.
+ * V8 keeps a slice as a pointer into its parent, so a kept 120-character
+ * preview would keep the whole (maybe megabyte) message alive; `concat`, a
+ * template or `repeat(1)` do not copy either. The JSON text of a string is a
+ * new string (it has quotes the message has not), and parsing it builds
+ * another from that text alone. Runs only on a violation or with content
+ * capture on, on at most 120 characters.
+ */
+function ownCopy(text: string): string {
+  return JSON.parse(JSON.stringify(text)) as string;
 }

@@ -11,7 +11,7 @@ import { recordCheck, recordViolation, type LogKind } from '../telemetry/violati
 import { check } from './check';
 import type { Message } from './messages';
 import { isTestEnvironment, readEnvFlag, resolveMode, type Mode } from './mode';
-import { SessionInvariantViolation, describeViolation, type CheckResult, type ViolationDetails } from './violation';
+import { SessionInvariantViolation, describeViolation, withoutPreviews, type CheckResult, type ViolationDetails } from './violation';
 
 /**
  * Options of `verify`. Unlike the request path, `verify` consults neither a
@@ -102,7 +102,9 @@ export function actOnCheck(result: CheckResult, reaction: CheckReaction): Violat
   } catch (error) {
     reportInternalError('recording a check', error, reaction.instruments);
   }
-  if (violation !== undefined && throws) throw new SessionInvariantViolation(violation);
+  // The error reaches the app's logs: it carries previews only where telemetry would.
+  if (violation !== undefined && throws)
+    throw new SessionInvariantViolation(reaction.captureContent ? violation : withoutPreviews(violation));
   return violation;
 }
 

@@ -1,6 +1,6 @@
 // What a violation reports, and the error strict mode throws.
 
-import type { MessageSketch } from './sketch';
+import { withoutPreview, type MessageSketch } from './sketch';
 
 /**
  * How a request fails to reconstruct the fold. When both kinds of surplus
@@ -81,6 +81,17 @@ export class SessionInvariantViolation extends Error {
     // registered symbol) must give up at once instead of retrying a strict violation for minutes.
     Object.defineProperty(this, NOT_RETRYABLE, { value: false, configurable: true });
   }
+}
+
+/**
+ * `details` with every sketch's preview blanked: what the package may throw
+ * or hand on with content capture off. A thrown error's `details` reach
+ * `console.error`, `util.inspect` and `JSON.stringify`, and so test logs and
+ * CI artefacts (docs/behaviour.md §6.3).
+ */
+export function withoutPreviews(details: ViolationDetails): ViolationDetails {
+  if (!('extra' in details)) return details;
+  return { ...details, extra: details.extra.map(withoutPreview), missing: details.missing.map(withoutPreview) };
 }
 
 /** The registered symbol LangChain.js reads on an error to decide whether a model call may be retried. */

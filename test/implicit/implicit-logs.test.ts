@@ -2,7 +2,7 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { heapSnapshot, occurrencesBetween } from '../support/heap';
+import { heapSnapshot, occurrencesBetween, retainedBytes } from '../support/heap';
 import type { Message } from '../../src/index';
 import { Conversation } from '../../src/request-path/implicit/conversation';
 import { ConversationStore } from '../../src/request-path/implicit/conversation-store';
@@ -311,5 +311,23 @@ describe('implicit log: bounds', () => {
     const capturing = implicitHarness({ captureContent: true });
     (() => capturing.send([user(['SECRET', token, 'KEPT'].join('-'))]))();
     expect(occurrencesBetween(await heapSnapshot(), 'SECRET-', token, '-KEPT')).toBeGreaterThan(0);
+  });
+
+  it('with content capture on, a preview holds its own characters only, not the message it was cut from', () => {
+    // 200 conversations of one 128 KB message each: a preview sliced from the message would keep all 25 MB alive.
+    const conversations = 200;
+    const size = 128 * 1024;
+    const fill = (captureContent: boolean) =>
+      retainedBytes(() => {
+        const h = implicitHarness({ captureContent });
+        for (let i = 0; i < conversations; i++) h.send([user(`${i}:${'abcdefgh'.repeat(size / 8)}`)]);
+        return h;
+      });
+    const off = fill(false);
+    const on = fill(true);
+    expect(on.value.logs.size).toBe(conversations);
+    expect(off.value.logs.size).toBe(conversations);
+    // 200 previews of 120 characters are some tens of KB; the bound leaves room for the allocator's noise.
+    expect(on.bytes - off.bytes).toBeLessThan(2 * 1024 * 1024);
   });
 });

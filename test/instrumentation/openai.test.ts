@@ -1,10 +1,11 @@
 import { trace } from '@opentelemetry/api';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { CHECKS_METRIC } from '../../src/telemetry/semconv';
+import { CHECKS_METRIC, INTERNAL_ERROR_METRIC } from '../../src/telemetry/semconv';
 import { SessionInvariantViolation, SessionLog, VIOLATION_EVENT, VIOLATION_METRIC, setLogger, withSession } from '../../src/index';
 import { toOpenAIChat, toOpenAIResponses } from '../../src/adapters';
 import { resetWarnings } from '../../src/telemetry/logger';
 import { useInstrumentedProvider } from '../support/instrumented';
+import { renderingsOf } from '../support/leaks';
 
 const suite = useInstrumentedProvider({ mode: 'warn' });
 const warn = vi.fn();
@@ -130,6 +131,41 @@ describe('openai chat completions', () => {
       else process.env.NOUS_SESSION_INVARIANT_IMPLICIT = previous;
     }
   }
+
+  it('tool call arguments nested 100,000 levels deep: checked, bound and implicit, never a violation or an internal error', async () => {
+    const depth = 100_000;
+    const deepArguments = '{"a":['.repeat(depth) + '1' + ']}'.repeat(depth);
+    const history = [
+      { role: 'user' as const, content: 'Go deep' },
+      {
+        role: 'assistant' as const,
+        content: null,
+        tool_calls: [{ id: 'call_deep', type: 'function' as const, function: { name: 'deep', arguments: deepArguments } }],
+      },
+      { role: 'tool' as const, tool_call_id: 'call_deep', content: 'done' },
+    ];
+    const internalErrors = async () => (await suite.env.otel.points(INTERNAL_ERROR_METRIC)).reduce((n, p) => n + p.value, 0);
+    const violationsBefore = (await violationPoints()).reduce((n, p) => n + p.value, 0);
+    const errorsBefore = await internalErrors();
+    const implicitBefore = await checksOf('implicit');
+    // The implicit log: the first request, then one that continues it with the call and its result.
+    await client().chat.completions.create({ model: 'gpt-test', messages: history.slice(0, 1) });
+    await client().chat.completions.create({ model: 'gpt-test', messages: history });
+    expect(await checksOf('implicit')).toBe(implicitBefore + 2);
+    // A bound log holding the call.
+    const log = new SessionLog();
+    log.append('user_message', { content: 'Go deep' });
+    log.append('assistant_message', { content: null, toolCalls: [{ id: 'call_deep', name: 'deep', arguments: deepArguments }] });
+    log.append('tool_result', { content: 'done', toolCallId: 'call_deep', name: 'deep' });
+    await withSession(log, () => client().chat.completions.create({ model: 'gpt-test', messages: history }), { mode: 'strict' });
+    expect((await violationPoints()).reduce((n, p) => n + p.value, 0)).toBe(violationsBefore);
+    expect(await internalErrors()).toBe(errorsBefore);
+    // A real fault beside the deep call is still reported as what it is.
+    const dropped = withSession(log, () => client().chat.completions.create({ model: 'gpt-test', messages: history.slice(1) }), {
+      mode: 'strict',
+    });
+    await expect(dropped).rejects.toMatchObject({ details: { kind: 'missing_message' } });
+  });
 
   it('without a bound session the request is checked against the implicit conversation', async () => {
     const before = await checksOf('implicit');
@@ -258,6 +294,27 @@ describe('openai chat completions', () => {
     await expect(call).rejects.toBeInstanceOf(SessionInvariantViolation);
     await expect(call).rejects.toMatchObject({ details: { kind: 'missing_message' } });
     expect(suite.server.received.length).toBe(sent);
+  });
+
+  it('strict mode with content capture off: the thrown error carries no prompt text, however it is printed', async () => {
+    vi.stubEnv('OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT', '');
+    try {
+      const log = weatherLog();
+      const messages = toOpenAIChat(log.deriveMessages()).map((m) =>
+        m.role === 'user' ? { role: 'user' as const, content: 'Umbrella in Porto? secret prompt text' } : m,
+      );
+      const thrown = await withSession(log, () => client().chat.completions.create({ model: 'gpt-test', messages }), {
+        mode: 'strict',
+      }).catch((error: unknown) => error);
+      expect(thrown).toBeInstanceOf(SessionInvariantViolation);
+      expect(thrown).toMatchObject({ details: { kind: 'missing_message', extra: [{ preview: null }], missing: [{ preview: null }] } });
+      for (const rendering of renderingsOf(thrown)) {
+        expect(rendering).not.toContain('secret prompt text');
+        expect(rendering).not.toContain('Umbrella in Lisbon?');
+      }
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 
   it('streaming still works and is checked', async () => {

@@ -1,6 +1,7 @@
 // Heap snapshots of the test process, to look for text the package must not keep.
 
-import { getHeapSnapshot } from 'node:v8';
+import { getHeapSnapshot, setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 
 /**
  * A heap snapshot of this process (taking it runs a full garbage collection
@@ -26,4 +27,24 @@ export function occurrencesBetween(haystack: Buffer, before: string, middle: str
     if (head === before && tail === after) count++;
   }
   return count;
+}
+
+let collect: (() => void) | undefined;
+
+/** A full garbage collection, with no flag needed on the command line. */
+function collectGarbage(): void {
+  if (collect === undefined) {
+    setFlagsFromString('--expose-gc');
+    collect = runInNewContext('gc') as () => void;
+  }
+  collect();
+}
+
+/** What `build`'s result holds on the heap: heap used after a full collection, with and without it. */
+export function retainedBytes<T>(build: () => T): { value: T; bytes: number } {
+  collectGarbage();
+  const before = process.memoryUsage().heapUsed;
+  const value = build();
+  collectGarbage();
+  return { value, bytes: process.memoryUsage().heapUsed - before };
 }

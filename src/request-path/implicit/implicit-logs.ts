@@ -11,6 +11,7 @@ import { classify } from '../../invariant/classify';
 import { SYSTEM_FINGERPRINT, fingerprintOf, type Fingerprint } from '../../invariant/fingerprint';
 import { MAX_REQUEST_MESSAGES, type Message } from '../../invariant/messages';
 import { sketch, type MessageSketch } from '../../invariant/sketch';
+import { isStackExhaustion } from '../../invariant/stack-exhaustion';
 import { actOnCheck, type CheckReaction } from '../../invariant/verify';
 import type { CheckResult, ViolationDetails } from '../../invariant/violation';
 import { describeThrown } from '../../result';
@@ -120,6 +121,8 @@ export class ImplicitLogs {
       // Inside the guard with the reading: an entry that throws when read is reported here, not half-way through the rules.
       orphan = orphanedToolResult(seen.messages);
     } catch (error) {
+      // The stack running out is the package's limit, not a violation: the request path counts it as an internal error.
+      if (isStackExhaustion(error)) throw error;
       return { violation: report(invalid(`the request could not be read: ${describeThrown(error)}`), reaction) };
     }
     const first = seen.fingerprints.findIndex((fp) => fp !== SYSTEM_FINGERPRINT);
