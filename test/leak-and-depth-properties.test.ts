@@ -1,4 +1,4 @@
-// Properties of two classes of defect (issue 24): no prompt text leaves the
+// Properties of two classes of defect: no prompt text leaves the
 // package with content capture off, whatever the messages and the violation;
 // and valid JSON arguments of any depth or width never yield a violation kind
 // the request does not have.
