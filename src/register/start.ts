@@ -44,7 +44,7 @@ function start(env: Env): Registration {
   if (tracerProvider) instrumentation.setTracerProvider(tracerProvider);
   if (meterProvider) instrumentation.setMeterProvider(meterProvider);
   if (tracerProvider || meterProvider) {
-    // A set-up with only providers (no NodeSDK) may have no context manager: withSession needs one.
+    // A set-up with only providers (no NodeSDK) may have no context manager: spans would not nest.
     ensureContextManager();
     // A tracer provider and no meter provider (Sentry's set-up): the counters need a meter provider.
     if (meterProvider) return attached;
