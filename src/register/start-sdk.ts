@@ -4,12 +4,14 @@
 // found the SDK packages, since they are not dependencies of this package.
 
 import { metrics } from '@opentelemetry/api';
-import { PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
+import { PeriodicExportingMetricReader, type PushMetricExporter } from '@opentelemetry/sdk-metrics';
 import { NodeSDK, type NodeSDKConfiguration } from '@opentelemetry/sdk-node';
 import { SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
 import type { SessionInvariantInstrumentation } from '../instrumentation/session-invariant-instrumentation';
 import { InvariantConsoleMetricExporter, ViolationConsoleSpanExporter } from './console-exporters';
 import { withDefaultExportTimeout } from './export-timeout';
+import { readMillis } from './numeric-env';
+import { otlpHttpMetricExporter, otlpHttpProtocol, otlpHttpSpanExporter } from './otlp-http-exporters';
 import { resourceDetectorsFor } from './resource-detectors';
 import { withVariable } from './scoped-env';
 
@@ -59,24 +61,31 @@ const set = (env: Env, names: string[]) => names.some((name) => !!env[name]?.tri
 
 /**
  * Per signal: when the environment configures an exporter or an OTLP endpoint
- * for it, the SDK reads the standard OTEL_* variables itself; otherwise the
+ * for it, the SDK reads the standard OTEL_* variables itself, except that an
+ * OTLP/HTTP exporter is built here, bounded by a hard deadline; otherwise the
  * embedded console default. Per signal, so that configuring traces alone does
  * not send metrics to an OTLP endpoint nobody runs (the SDK's default).
  */
 function spanExportersFor(env: Env): Partial<NodeSDKConfiguration> {
-  if (set(env, ['OTEL_TRACES_EXPORTER', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'])) return {};
+  if (set(env, ['OTEL_TRACES_EXPORTER', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'])) {
+    const protocol = otlpHttpProtocol(env, 'TRACES');
+    // The SDK wraps it in a batch processor configured from the environment, as its own.
+    return protocol ? { traceExporter: otlpHttpSpanExporter(env, protocol) } : {};
+  }
   return { spanProcessors: [new SimpleSpanProcessor({ exporter: new ViolationConsoleSpanExporter() })] };
 }
 
 function metricExportersFor(env: Env): Partial<NodeSDKConfiguration> {
-  if (set(env, ['OTEL_METRICS_EXPORTER', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_METRICS_ENDPOINT'])) return {};
-  const interval = Number(env.OTEL_METRIC_EXPORT_INTERVAL);
-  return {
-    metricReaders: [
-      new PeriodicExportingMetricReader({
-        exporter: new InvariantConsoleMetricExporter(),
-        exportIntervalMillis: Number.isFinite(interval) && interval > 0 ? interval : 60_000,
-      }),
-    ],
-  };
+  if (set(env, ['OTEL_METRICS_EXPORTER', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_METRICS_ENDPOINT'])) {
+    const protocol = otlpHttpProtocol(env, 'METRICS');
+    return protocol ? { metricReaders: [periodicReader(env, otlpHttpMetricExporter(env, protocol))] } : {};
+  }
+  return { metricReaders: [periodicReader(env, new InvariantConsoleMetricExporter())] };
+}
+
+/** A reader with the SDK's defaults and rule: the interval (60 s), the timeout (30 s) at most the interval. */
+function periodicReader(env: Env, exporter: PushMetricExporter): PeriodicExportingMetricReader {
+  const exportIntervalMillis = readMillis(env, 'OTEL_METRIC_EXPORT_INTERVAL') ?? 60_000;
+  const exportTimeoutMillis = Math.min(readMillis(env, 'OTEL_METRIC_EXPORT_TIMEOUT') ?? 30_000, exportIntervalMillis);
+  return new PeriodicExportingMetricReader({ exporter, exportIntervalMillis, exportTimeoutMillis });
 }
