@@ -10,17 +10,17 @@ import { SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
 import type { SessionInvariantInstrumentation } from '../instrumentation/session-invariant-instrumentation';
 import { InvariantConsoleMetricExporter, ViolationConsoleSpanExporter } from './console-exporters';
 import { withDefaultExportTimeout } from './export-timeout';
-import { readMillis } from './numeric-env';
+import { numericOverrides, readMillis } from './numeric-env';
 import { otlpHttpMetricExporter, otlpHttpProtocol, otlpHttpSpanExporter } from './otlp-http-exporters';
 import { resourceDetectorsFor } from './resource-detectors';
-import { withVariable } from './scoped-env';
+import { withVariable, withVariables } from './scoped-env';
 
 type Env = NodeJS.ProcessEnv;
 
 /** Starts the whole SDK (traces, metrics, context manager, propagator) with `instrumentation`. */
 export function startSdk(env: Env, instrumentation: SessionInvariantInstrumentation): NodeSDK {
   // The SDK builds its exporters in its constructor (metrics) and in start (traces).
-  return withDefaultExportTimeout(env, () => {
+  return withSaneEnv(env, () => {
     const sdk = new NodeSDK({
       instrumentations: [instrumentation],
       resourceDetectors: resourceDetectorsFor(env),
@@ -39,7 +39,7 @@ export function startSdk(env: Env, instrumentation: SessionInvariantInstrumentat
  * would take the other tool's place. `instrumentation` gets the meter provider.
  */
 export function startMetricsSdk(env: Env, instrumentation: SessionInvariantInstrumentation): NodeSDK {
-  return withDefaultExportTimeout(env, () =>
+  return withSaneEnv(env, () =>
     withVariable(env, 'OTEL_LOGS_EXPORTER', 'none', () => {
       const sdk = new NodeSDK({
         resourceDetectors: resourceDetectorsFor(env),
@@ -55,6 +55,11 @@ export function startMetricsSdk(env: Env, instrumentation: SessionInvariantInstr
       return sdk;
     }),
   );
+}
+
+/** Runs `start` with the numeric variables in range (numeric-env.ts) and the export timeout defaulted, for register and the SDK alike. */
+function withSaneEnv<T>(env: Env, start: () => T): T {
+  return withVariables(env, numericOverrides(env), () => withDefaultExportTimeout(env, start));
 }
 
 const set = (env: Env, names: string[]) => names.some((name) => !!env[name]?.trim());
