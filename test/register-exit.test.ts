@@ -2,6 +2,7 @@
 // with a backend that is down or silent, process.exit, the resource it
 // reports, and partial set-ups it attaches to.
 
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
@@ -24,6 +25,33 @@ async function startSilentCollector(): Promise<{ endpoint: string; close(): Prom
   return {
     endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     close: () => {
+      for (const socket of sockets) socket.destroy();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/**
+ * A collector that answers each export's headers at once, then its body one
+ * byte every 300 ms for a minute: each byte resets an idle timeout.
+ */
+async function startTricklingCollector(): Promise<{ endpoint: string; close(): Promise<void> }> {
+  const timers = new Set<NodeJS.Timeout>();
+  const sockets = new Set<Socket>();
+  const server = createHttpServer((req, res) => {
+    req.resume();
+    res.writeHead(200, { 'content-type': 'application/json' });
+    let sent = 0;
+    const timer = setInterval(() => (++sent > 200 ? res.end() : res.write(' ')), 300);
+    timers.add(timer);
+    res.on('close', () => clearInterval(timer));
+  });
+  server.on('connection', (socket) => sockets.add(socket));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => {
+      for (const timer of timers) clearInterval(timer);
       for (const socket of sockets) socket.destroy();
       return new Promise((resolve) => server.close(() => resolve()));
     },
@@ -77,6 +105,25 @@ describe('exit with a failing backend', () => {
       await silent.close();
     }
   });
+
+  it.each(['http/protobuf', 'http/json'])(
+    'a collector that trickles its answer (%s) delays exit by at most the documented bound',
+    async (protocol) => {
+      const trickling = await startTricklingCollector();
+      try {
+        const { afterWorkMs, code } = await timeExit({
+          OTEL_EXPORTER_OTLP_ENDPOINT: trickling.endpoint,
+          OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
+          OTEL_METRIC_EXPORT_INTERVAL: '1000',
+        });
+        expect(code).toBe(0);
+        expect(afterWorkMs).toBeLessThan(BOUND_MS);
+      } finally {
+        await trickling.close();
+      }
+    },
+    40_000,
+  );
 
   it('a closed collector port delays exit by at most the documented bound', async () => {
     const { afterWorkMs, code } = await timeExit({ OTEL_EXPORTER_OTLP_ENDPOINT: await closedPort(), OTEL_METRIC_EXPORT_INTERVAL: '1000' });

@@ -1,7 +1,10 @@
-// Binding a session log to the code that makes model calls, through the
-// OpenTelemetry context so the binding follows async work.
+// Binding a session log to the code that makes model calls. The binding has
+// its own AsyncLocalStorage rather than the OpenTelemetry context: that one
+// carries nothing without a registered context manager (OTEL_SDK_DISABLED, no
+// SDK, a set-up with providers only), and a bound session would be silently
+// unchecked.
 
-import { context, createContextKey } from '@opentelemetry/api';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { SessionLog } from '../log/session-log';
 import type { Mode } from './mode';
 
@@ -27,26 +30,28 @@ export interface WithSessionOptions {
   mode?: Mode;
 }
 
-// createContextKey uses Symbol.for, so every copy of this package in a
-// process reads and writes the same slot.
-const SESSION_KEY = createContextKey('nous-session-invariant.session');
+// Kept on globalThis under Symbol.for, so every copy of this package in a
+// process (the CommonJS and ES module builds, two installs) shares one binding.
+const STORAGE = Symbol.for('nous-session-invariant.session-storage');
+const holder = globalThis as { [STORAGE]?: AsyncLocalStorage<SessionBinding> };
+const storage = (holder[STORAGE] ??= new AsyncLocalStorage<SessionBinding>());
 
 /**
  * Runs `fn` with `log` bound as the active session: every model request made
  * inside it (and in async work it starts) is checked against `log`. A bound
  * log always wins over the implicit conversation the package would otherwise
- * keep. The binding lives in the OpenTelemetry context, so it needs a context
- * manager (`register` makes sure there is one); throws a TypeError for
+ * keep. The binding follows async work whatever the OpenTelemetry set-up,
+ * SDK or none; throws a TypeError for
  * arguments that are not a SessionLog and a function.
  */
 export function withSession<T>(log: SessionLog, fn: () => T, options: WithSessionOptions = {}): T {
   if (!(log instanceof SessionLog)) throw new TypeError('withSession expects a SessionLog as its first argument');
   if (typeof fn !== 'function') throw new TypeError('withSession expects a function to run as its second argument');
   const binding: SessionBinding = Object.freeze({ log, agentName: options.agentName, mode: options.mode });
-  return context.with(context.active().setValue(SESSION_KEY, binding), fn);
+  return storage.run(binding, fn);
 }
 
 /** The session bound to the current context, if any. */
 export function getActiveSession(): SessionBinding | undefined {
-  return context.active().getValue(SESSION_KEY) as SessionBinding | undefined;
+  return storage.getStore();
 }

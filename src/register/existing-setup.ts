@@ -11,7 +11,6 @@ import {
   type MeterProvider,
   type TracerProvider,
 } from '@opentelemetry/api';
-import { logWarning } from '../telemetry/logger';
 
 /** The global tracer provider, if one that records was registered. */
 export function registeredTracerProvider(): TracerProvider | undefined {
@@ -30,30 +29,25 @@ export function registeredMeterProvider(): MeterProvider | undefined {
 
 const PROBE = createContextKey('nous-session-invariant.context-probe');
 
-/** Whether a context manager is registered: without one, `context.with` does not carry values and a bound session is invisible. */
+/** Whether a context manager is registered: without one, `context.with` carries nothing and spans do not nest across async work. */
 export function hasContextManager(): boolean {
   return context.with(context.active().setValue(PROBE, true), () => context.active().getValue(PROBE) === true);
 }
 
 /**
  * Registers an AsyncLocalStorage context manager (the one NodeSDK installs)
- * when the app set up providers without one; says why when that fails.
+ * when the app set up providers without one, so that the spans of checked
+ * requests nest under the app's. Best effort: `withSession` does not need it
+ * (it has its own storage), so a missing package is not worth a warning.
  */
 export function ensureContextManager(): void {
   if (hasContextManager()) return;
-  let installed = false;
   try {
     // Loaded only now, and any major will do: it is the app's to install (README "Dependencies").
     const { AsyncLocalStorageContextManager } =
       require('@opentelemetry/context-async-hooks') as typeof import('@opentelemetry/context-async-hooks');
-    installed = context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   } catch {
-    // Not installed: said below.
-  }
-  if (!installed || !hasContextManager()) {
-    logWarning(
-      'no working OpenTelemetry context manager is registered, so withSession cannot bind a session; register one before ' +
-        'this package, or install @opentelemetry/context-async-hooks',
-    );
+    // Not installed: spans only do not nest.
   }
 }

@@ -3,6 +3,7 @@
 // retry timers hold the event loop, so a collector that is down or silent
 // keeps a finished app alive that long at exit. Register's default is shorter.
 
+import { readMillis } from './numeric-env';
 import { withVariable } from './scoped-env';
 
 /** Register's OTLP export timeout when none is configured, in ms; also the bound on a failing export at exit. */
@@ -14,9 +15,16 @@ export const DEFAULT_EXPORT_TIMEOUT_MS = 2_000;
  * silent collector would then hold the event loop for ever.
  */
 export function defaultExportTimeout(env: NodeJS.ProcessEnv): number {
-  const interval = Number(env.OTEL_METRIC_EXPORT_INTERVAL);
-  const half = Number.isFinite(interval) && interval > 0 ? Math.floor(interval / 2) : Infinity;
+  const interval = readMillis(env, 'OTEL_METRIC_EXPORT_INTERVAL');
+  const half = interval !== undefined ? Math.floor(interval / 2) : Infinity;
   return Math.max(1, Math.min(DEFAULT_EXPORT_TIMEOUT_MS, half));
+}
+
+/** One signal's OTLP export timeout, as the exporters resolve it: the signal's variable, the general one, else register's default. */
+export function exportTimeoutFor(env: NodeJS.ProcessEnv, signal: 'TRACES' | 'METRICS'): number {
+  return (
+    readMillis(env, `OTEL_EXPORTER_OTLP_${signal}_TIMEOUT`) ?? readMillis(env, 'OTEL_EXPORTER_OTLP_TIMEOUT') ?? defaultExportTimeout(env)
+  );
 }
 
 const TIMEOUT_VARIABLES = ['OTEL_EXPORTER_OTLP_TIMEOUT', 'OTEL_EXPORTER_OTLP_TRACES_TIMEOUT', 'OTEL_EXPORTER_OTLP_METRICS_TIMEOUT'];

@@ -4,21 +4,23 @@
 // found the SDK packages, since they are not dependencies of this package.
 
 import { metrics } from '@opentelemetry/api';
-import { PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
+import { PeriodicExportingMetricReader, type PushMetricExporter } from '@opentelemetry/sdk-metrics';
 import { NodeSDK, type NodeSDKConfiguration } from '@opentelemetry/sdk-node';
 import { SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
 import type { SessionInvariantInstrumentation } from '../instrumentation/session-invariant-instrumentation';
 import { InvariantConsoleMetricExporter, ViolationConsoleSpanExporter } from './console-exporters';
 import { withDefaultExportTimeout } from './export-timeout';
+import { numericOverrides, readMillis } from './numeric-env';
+import { otlpHttpMetricExporter, otlpHttpProtocol, otlpHttpSpanExporter } from './otlp-http-exporters';
 import { resourceDetectorsFor } from './resource-detectors';
-import { withVariable } from './scoped-env';
+import { withVariable, withVariables } from './scoped-env';
 
 type Env = NodeJS.ProcessEnv;
 
 /** Starts the whole SDK (traces, metrics, context manager, propagator) with `instrumentation`. */
 export function startSdk(env: Env, instrumentation: SessionInvariantInstrumentation): NodeSDK {
   // The SDK builds its exporters in its constructor (metrics) and in start (traces).
-  return withDefaultExportTimeout(env, () => {
+  return withSaneEnv(env, () => {
     const sdk = new NodeSDK({
       instrumentations: [instrumentation],
       resourceDetectors: resourceDetectorsFor(env),
@@ -37,7 +39,7 @@ export function startSdk(env: Env, instrumentation: SessionInvariantInstrumentat
  * would take the other tool's place. `instrumentation` gets the meter provider.
  */
 export function startMetricsSdk(env: Env, instrumentation: SessionInvariantInstrumentation): NodeSDK {
-  return withDefaultExportTimeout(env, () =>
+  return withSaneEnv(env, () =>
     withVariable(env, 'OTEL_LOGS_EXPORTER', 'none', () => {
       const sdk = new NodeSDK({
         resourceDetectors: resourceDetectorsFor(env),
@@ -55,28 +57,40 @@ export function startMetricsSdk(env: Env, instrumentation: SessionInvariantInstr
   );
 }
 
+/** Runs `start` with the numeric variables in range (numeric-env.ts) and the export timeout defaulted, for register and the SDK alike. */
+function withSaneEnv<T>(env: Env, start: () => T): T {
+  return withVariables(env, numericOverrides(env), () => withDefaultExportTimeout(env, start));
+}
+
 const set = (env: Env, names: string[]) => names.some((name) => !!env[name]?.trim());
 
 /**
  * Per signal: when the environment configures an exporter or an OTLP endpoint
- * for it, the SDK reads the standard OTEL_* variables itself; otherwise the
+ * for it, the SDK reads the standard OTEL_* variables itself, except that an
+ * OTLP/HTTP exporter is built here, bounded by a hard deadline; otherwise the
  * embedded console default. Per signal, so that configuring traces alone does
  * not send metrics to an OTLP endpoint nobody runs (the SDK's default).
  */
 function spanExportersFor(env: Env): Partial<NodeSDKConfiguration> {
-  if (set(env, ['OTEL_TRACES_EXPORTER', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'])) return {};
+  if (set(env, ['OTEL_TRACES_EXPORTER', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'])) {
+    const protocol = otlpHttpProtocol(env, 'TRACES');
+    // The SDK wraps it in a batch processor configured from the environment, as its own.
+    return protocol ? { traceExporter: otlpHttpSpanExporter(env, protocol) } : {};
+  }
   return { spanProcessors: [new SimpleSpanProcessor({ exporter: new ViolationConsoleSpanExporter() })] };
 }
 
 function metricExportersFor(env: Env): Partial<NodeSDKConfiguration> {
-  if (set(env, ['OTEL_METRICS_EXPORTER', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_METRICS_ENDPOINT'])) return {};
-  const interval = Number(env.OTEL_METRIC_EXPORT_INTERVAL);
-  return {
-    metricReaders: [
-      new PeriodicExportingMetricReader({
-        exporter: new InvariantConsoleMetricExporter(),
-        exportIntervalMillis: Number.isFinite(interval) && interval > 0 ? interval : 60_000,
-      }),
-    ],
-  };
+  if (set(env, ['OTEL_METRICS_EXPORTER', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_METRICS_ENDPOINT'])) {
+    const protocol = otlpHttpProtocol(env, 'METRICS');
+    return protocol ? { metricReaders: [periodicReader(env, otlpHttpMetricExporter(env, protocol))] } : {};
+  }
+  return { metricReaders: [periodicReader(env, new InvariantConsoleMetricExporter())] };
+}
+
+/** A reader with the SDK's defaults and rule: the interval (60 s), the timeout (30 s) at most the interval. */
+function periodicReader(env: Env, exporter: PushMetricExporter): PeriodicExportingMetricReader {
+  const exportIntervalMillis = readMillis(env, 'OTEL_METRIC_EXPORT_INTERVAL') ?? 60_000;
+  const exportTimeoutMillis = Math.min(readMillis(env, 'OTEL_METRIC_EXPORT_TIMEOUT') ?? 30_000, exportIntervalMillis);
+  return new PeriodicExportingMetricReader({ exporter, exportIntervalMillis, exportTimeoutMillis });
 }

@@ -44,7 +44,7 @@ function start(env: Env): Registration {
   if (tracerProvider) instrumentation.setTracerProvider(tracerProvider);
   if (meterProvider) instrumentation.setMeterProvider(meterProvider);
   if (tracerProvider || meterProvider) {
-    // A set-up with only providers (no NodeSDK) may have no context manager: withSession needs one.
+    // A set-up with only providers (no NodeSDK) may have no context manager: spans would not nest.
     ensureContextManager();
     // A tracer provider and no meter provider (Sentry's set-up): the counters need a meter provider.
     if (meterProvider) return attached;
@@ -59,15 +59,20 @@ function start(env: Env): Registration {
     );
     return attached;
   }
-  // Loaded only now: the SDK packages are the app's to install (README "Dependencies").
-  const { startMetricsSdk, startSdk } = require('./start-sdk') as typeof import('./start-sdk');
-  if (tracerProvider) {
-    const sdk = startMetricsSdk(env, instrumentation);
-    return { instrumentation, sdk, shutdown: flushOnExit(onceShutdown(sdk)) };
+  if (!tracerProvider) {
+    const warning = laterSetupWarning(laterSetups());
+    if (warning !== undefined) logWarning(warning);
   }
-  const warning = laterSetupWarning(laterSetups());
-  if (warning !== undefined) logWarning(warning);
-  const sdk = startSdk(env, instrumentation);
+  let sdk: NodeSDK;
+  try {
+    // Loaded only now: the SDK packages are the app's to install (README "Dependencies").
+    const { startMetricsSdk, startSdk } = require('./start-sdk') as typeof import('./start-sdk');
+    sdk = tracerProvider ? startMetricsSdk(env, instrumentation) : startSdk(env, instrumentation);
+  } catch (error) {
+    // A configuration the SDK refuses must not stop the app at its first line; the checks still run and warn.
+    logWarning(`register could not start the OpenTelemetry SDK, so nothing is exported: ${describeThrown(error)}`);
+    return attached;
+  }
   return { instrumentation, sdk, shutdown: flushOnExit(onceShutdown(sdk)) };
 }
 
