@@ -3,8 +3,8 @@
 // is how the AI SDK's providers (every version) and any other client without
 // a hook of its own reach the model. It sees the body the provider was sent,
 // after every middleware. The request and the response are never altered:
-// the body is read from the string the caller passed, and the reply from a
-// clone of the response. A request made by an SDK client the client hook
+// the body is read from the string the caller passed, and the reply as the
+// caller reads the response. A request made by an SDK client the client hook
 // checks is left to that hook, so it is counted once. A fetch seam cannot
 // throw into the call safely, so strict mode is recorded as warn here.
 
@@ -17,7 +17,7 @@ import { ANTHROPIC_MODULE } from '../anthropic/integration';
 import { openAIBodyRequest } from '../openai/model-request';
 import { OPENAI_MODULE } from '../openai/integration';
 import { isHookedClient } from '../sdk-client/client-hook';
-import { observeReply } from '../http/reply-reader';
+import { observeReplyAsRead } from '../http/reply-reader';
 
 type Fetch = typeof globalThis.fetch;
 
@@ -37,7 +37,7 @@ export function observeFetch(): () => void {
         (r) =>
           contained(
             SEAM.name,
-            () => observeReply(r, pending.format, (reply) => pending.pending.reply(reply.messages, reply.items)),
+            () => observeReplyAsRead(r, pending.format, (reply) => pending.pending.reply(reply.messages, reply.items)),
             undefined,
           ),
         () => {},
