@@ -19,8 +19,13 @@ export interface FakeProvider {
   failNext(n: number): void;
   /** Make the next chat completion call the given tool instead of answering. */
   callToolNext(name: string, args: Record<string, unknown>): void;
+  /** Streams asked for with model `ENDLESS_MODEL`: the number still being written, and the number the client closed. */
+  endless: { open: number; closed: number };
   close(): Promise<void>;
 }
+
+/** A streamed chat completion or message for this model never ends: a delta every few milliseconds until the client hangs up. */
+export const ENDLESS_MODEL = 'endless';
 
 /** How the fake provider answers, where real models differ. */
 export interface FakeProviderOptions {
@@ -33,6 +38,7 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
   let failures = 0;
   let toolCall: { name: string; args: Record<string, unknown> } | undefined;
   let counter = 0;
+  const endless = { open: 0, closed: 0 };
 
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -47,6 +53,7 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
         return json(res, 500, { error: { message: 'injected failure', type: 'server_error' } });
       }
       const id = ++counter;
+      if (body.model === ENDLESS_MODEL && body.stream) return endlessStream(req, res, path, id, endless);
       if (path === '/v1/chat/completions') {
         // With tools offered and a user message last, call the first tool once; answer after its result.
         const messages = (body.messages ?? []) as Array<{ role: string }>;
@@ -89,8 +96,38 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     callToolNext: (name, args) => {
       toolCall = { name, args };
     },
+    endless,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
+}
+
+/** A chat completion (or, on /v1/messages, a message) whose text never ends; counts the streams open and those the client closed. */
+function endlessStream(
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  id: number,
+  endless: { open: number; closed: number },
+): void {
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  const anthropic = path === '/v1/messages';
+  const chunk = anthropic
+    ? `event: content_block_delta\ndata: ${JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'more ' } })}\n\n`
+    : `data: ${JSON.stringify({ id: `chatcmpl-${id}`, object: 'chat.completion.chunk', created: 1_700_000_000, model: ENDLESS_MODEL, choices: [{ index: 0, delta: { content: 'more ' }, finish_reason: null }] })}\n\n`;
+  if (anthropic) {
+    const message = { ...anthropicMessage(id, { model: ENDLESS_MODEL }), content: [], stop_reason: null };
+    res.write(`event: message_start\ndata: ${JSON.stringify({ type: 'message_start', message })}\n\n`);
+    res.write(
+      `event: content_block_start\ndata: ${JSON.stringify({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } })}\n\n`,
+    );
+  }
+  endless.open++;
+  const timer = setInterval(() => res.write(chunk), 5);
+  req.socket.once('close', () => {
+    clearInterval(timer);
+    endless.open--;
+    endless.closed++;
+  });
 }
 
 function json(res: ServerResponse, status: number, payload: unknown): void {

@@ -3,65 +3,72 @@
 // is how the AI SDK's providers (every version) and any other client without
 // a hook of its own reach the model. It sees the body the provider was sent,
 // after every middleware. The request and the response are never altered:
-// the body is read from the string the caller passed, and the reply from a
-// clone of the response. A request made by an SDK client the client hook
-// checks is left to that hook, so it is counted once. A fetch seam cannot
-// throw into the call safely, so strict mode is recorded as warn here.
+// each member of the request it needs is read once and fetch sends that
+// value (read-once.ts), and the reply is taken as the caller reads the
+// response (http/reply-reader.ts). Whatever fetch returns is returned as it
+// is. One wrap per process (fetch-registry.ts), so each request passes one
+// seam. A request made by an SDK client the client hook checks is left to
+// that hook, so it is counted once. A fetch seam cannot throw into the call
+// safely, so strict mode is recorded as warn here.
 
-import { checkModelRequest, checksRequests } from '../../request-path/check-request';
+import { checkModelRequest, checksRequests, type PendingReply } from '../../request-path/check-request';
 import { currentCallScope } from '../../request-path/call-scope';
-import type { ModelRequest } from '../../request-path/model-request';
+import type { ModelRequest, ReplyFormat } from '../../request-path/model-request';
 import { contained } from '../../telemetry/internal-error';
 import { anthropicBodyRequest } from '../anthropic/model-request';
 import { ANTHROPIC_MODULE } from '../anthropic/integration';
 import { openAIBodyRequest } from '../openai/model-request';
 import { OPENAI_MODULE } from '../openai/integration';
 import { isHookedClient } from '../sdk-client/client-hook';
-import { observeReply } from '../http/reply-reader';
+import { observeReplyAsRead } from '../http/reply-reader';
+import { registerFetchObserver } from './fetch-registry';
+import { InitReader, urlMember } from './read-once';
 
 type Fetch = typeof globalThis.fetch;
 
 const SEAM = { name: 'fetch seam', mayThrow: false };
 const MODEL_PATH = /\/(chat\/completions|responses|messages)$/;
 
-/** Wraps `globalThis.fetch`; returns what restores it (or leaves a pass-through, when another tool wrapped it since). */
+/** Observes `globalThis.fetch` (one wrap per process, shared by every instance and copy); returns what stops it. */
 export function observeFetch(): () => void {
-  const original = globalThis.fetch;
-  if (typeof original !== 'function') return () => {};
-  let active = true;
-  const observed: Fetch = function fetch(this: unknown, input, init) {
-    const pending = active ? contained(SEAM.name, () => inspect(input, init), undefined) : undefined;
-    const response = original.call(this, input, init);
-    if (pending) {
-      void response.then(
-        (r) =>
-          contained(
-            SEAM.name,
-            () => observeReply(r, pending.format, (reply) => pending.pending.reply(reply.messages, reply.items)),
-            undefined,
-          ),
-        () => {},
-      );
-    }
-    return response;
-  };
-  globalThis.fetch = observed;
-  return () => {
-    active = false;
-    if (globalThis.fetch === observed) globalThis.fetch = original;
-  };
+  return registerFetchObserver(observeCall);
 }
 
-function inspect(input: unknown, init: RequestInit | undefined) {
+/** One fetch call: checked if it is a model request, made with the values checked, its reply observed as the caller reads it. */
+function observeCall(fetch: Fetch, thisArg: unknown, args: unknown[]): unknown {
+  const [input, init] = args;
+  const reader = new InitReader(init);
+  const awaiting = contained(SEAM.name, () => inspect(input, reader), undefined);
+  const passed = args.length >= 2 ? contained(SEAM.name, () => reader.passOn(init), init) : init;
+  const result: unknown = Reflect.apply(fetch, thisArg, passed === init ? args : [input, passed, ...args.slice(2)]);
+  if (awaiting) {
+    const observe = (response: unknown): void =>
+      contained(
+        SEAM.name,
+        () => observeReplyAsRead(response, awaiting.format, (reply) => awaiting.pending.reply(reply.messages, reply.items)),
+        undefined,
+      );
+    // Only a promise of the engine's own is followed (its `then` has no effects); any other result goes back untouched.
+    // Registered before the caller gets the promise, so it runs before the caller reads the body.
+    if (result instanceof Promise) result.then(observe, () => {});
+    else observe(result);
+  }
+  return result;
+}
+
+function inspect(input: unknown, init: InitReader): { pending: PendingReply; format: ReplyFormat } | undefined {
   if (!mayBeModelURL(input)) return undefined;
   const url = urlOf(input);
   if (url === undefined || !MODEL_PATH.test(url.pathname)) return undefined;
-  if ((init?.method ?? 'GET').toUpperCase() !== 'POST' || typeof init?.body !== 'string') return undefined;
-  if (checkedByClientHook(url.pathname, init.headers)) return undefined;
+  const method = init.get('method');
+  if (String(method ?? 'GET').toUpperCase() !== 'POST') return undefined;
+  const body = init.get('body');
+  if (typeof body !== 'string') return undefined;
+  if (checkedByClientHook(url.pathname, init.get('headers') as RequestInit['headers'])) return undefined;
   const scope = currentCallScope();
   if (scope?.claimed) return undefined;
   if (!checksRequests()) return undefined; // switched off: the body is not even parsed
-  const request = modelRequest(url.pathname, init.body);
+  const request = modelRequest(url.pathname, body);
   if (request === undefined) return undefined;
   if (scope) scope.seenBelow = true;
   const pending = checkModelRequest(request, {}, SEAM);
@@ -80,8 +87,8 @@ function urlOf(input: unknown): URL | undefined {
   try {
     if (typeof input === 'string') return new URL(input);
     if (input instanceof URL) return input;
-    if (typeof input === 'object' && input !== null && typeof (input as { url?: unknown }).url === 'string')
-      return new URL((input as { url: string }).url);
+    const url = urlMember(input);
+    if (typeof url === 'string') return new URL(url);
   } catch {
     // a relative or malformed URL: not a model API
   }

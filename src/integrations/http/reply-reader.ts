@@ -1,19 +1,20 @@
-// Reading the model's reply from an HTTP response without touching what the
-// caller gets, bounded in size, every failure swallowed. A reply that cannot
-// be read is simply not observed, and the next request supplies it. Two ways:
-// from a clone of the response (the body is teed), read in the background,
-// for a caller whose way of reading the body is not known (the fetch seam);
-// or, for a JSON body read by a client known to read it whole with `text()`
-// or `json()` (the SDK client hook), from that read itself, which costs no
-// second branch of the body and sees the reply before the caller does.
+// Reading the model's reply from an HTTP response as its caller reads it,
+// without touching what the caller gets, bounded in size, every failure
+// swallowed. A reply that cannot be read is simply not observed, and the
+// next request supplies it. The response's own ways of reading its body
+// (`body`, `text()`, `json()`) are shadowed on the instance and hand the
+// package what the caller reads: no second branch of the body, nothing read
+// ahead of the caller, and a cancel that reaches the connection at once.
+// Only a node-fetch stream of events (an old SDK's; its body is a Node
+// stream) is still read from a clone, see sdk-client/node-fetch-response.ts.
 
 import type { ReplyFormat } from '../../request-path/model-request';
 import { reportInternalError } from '../../telemetry/internal-error';
-import { replyAssembler, replyFromBody, type Reply } from './reply-assemblers';
-import { EventStreamParser } from './server-sent-events';
+import { passThroughBody } from './pass-through-body';
+import { replyFromBody, type Reply } from './reply-assemblers';
+import { MAX_REPLY_BYTES, ReplyCollector } from './reply-collector';
 
-/** A reply body longer than this is not read further (its branch of the body is cancelled). */
-export const MAX_REPLY_BYTES = 16 * 1024 * 1024;
+export { MAX_REPLY_BYTES } from './reply-collector';
 
 /** The parts of a fetch Response this reads. */
 export interface ResponseLike {
@@ -23,58 +24,123 @@ export interface ResponseLike {
   body: ReadableStream<Uint8Array> | null;
 }
 
-/** The body reads `observeReplyAsRead` takes the reply from, and the JSON value each one's result is. */
-const BODY_READS = {
-  text: (text: unknown): unknown => (typeof text === 'string' && text.length <= MAX_REPLY_BYTES ? JSON.parse(text) : undefined),
-  json: (body: unknown): unknown => body,
-} as const;
-
 /**
- * Hands the reply in `response` to `onReply` as its caller reads it: a JSON
- * body from the caller's own `text()` or `json()` (once it resolves, before
- * the caller's continuation runs), so the body is neither teed nor read
- * twice; a stream of server-sent events, which the caller reads piece by
- * piece, from a clone as `observeReply` does. The two reads are shadowed on
- * the response itself (non-enumerable own properties) that call the
- * originals and return what they return. A caller that reads the body some
- * other way leaves the reply unobserved. `cloneable` prepares the response
- * for cloning (a node-fetch response, see sdk-client/node-fetch-response.ts).
- * Returns at once; never throws.
+ * Hands the reply in `response` to `onReply` as its caller reads it: from
+ * the chunks the caller reads from `body` (at its end, or, for a stream of
+ * events, once they amount to a reply: the SDKs cancel after the last one),
+ * or from the caller's own `text()` or `json()` (once it resolves, before
+ * the caller's continuation runs). Only what a Response inherits is
+ * shadowed (non-enumerable own properties): a plain object, a test's double
+ * say, is left exactly as it is. A caller that reads the body some other way
+ * leaves the reply unobserved. `cloneable` prepares a node-fetch response
+ * for cloning (see sdk-client/node-fetch-response.ts). Returns at once;
+ * never throws.
  */
 export function observeReplyAsRead(
   response: unknown,
   format: ReplyFormat,
   onReply: (reply: Reply) => void,
-  cloneable: (response: unknown) => unknown = (same) => same,
+  cloneable?: (response: unknown) => unknown,
 ): void {
   try {
+    if (typeof response !== 'object' || response === null) return;
     const r = response as ResponseLike & Record<string, unknown>;
-    if (!r || r.ok !== true || typeof r.headers?.get !== 'function') return;
-    if (isEventStream(r)) return observeReply(cloneable(response), format, onReply);
-    if (Number(r.headers.get('content-length')) > MAX_REPLY_BYTES) return;
+    if (r.ok !== true || typeof r.headers?.get !== 'function') return;
+    const streamed = isEventStream(r);
+    if (!streamed && Number(r.headers.get('content-length')) > MAX_REPLY_BYTES) return;
     let taken = false;
-    for (const name of Object.keys(BODY_READS) as Array<keyof typeof BODY_READS>) {
-      const read = r[name];
-      if (typeof read !== 'function') continue;
-      Object.defineProperty(r, name, {
-        configurable: true,
-        enumerable: false,
-        writable: true,
-        value: function (this: unknown, ...args: unknown[]): unknown {
-          const result: unknown = read.apply(this, args);
-          if (!taken && this === r && result instanceof Promise) {
-            taken = true;
-            result.then(
-              (value) => deliver(() => replyFromBody(format, BODY_READS[name](value)), onReply),
-              () => {},
-            );
-          }
-          return result;
-        },
-      });
+    const collector = new ReplyCollector(format, streamed);
+    /** The first way the caller reads the body is the one the reply comes from, once. */
+    const take = (): boolean => !taken && (taken = true);
+    const deliverOnce = (ended: boolean): void => deliver(() => collector.reply(ended), onReply);
+    const body = inheritedGetter(r, 'body');
+    const current = body?.call(r);
+    if (body && isWebStream(current)) shadowBody(r, body, collector, take, deliverOnce);
+    else if (streamed && cloneable && current !== null && current !== undefined) {
+      return observeReply(cloneable(response), format, onReply); // a node-fetch body: read from its clone
     }
+    shadowRead(r, 'text', (text) => {
+      if (!take() || typeof text !== 'string') return;
+      collector.pushText(text);
+      deliverOnce(true);
+    });
+    shadowRead(r, 'json', (value) => {
+      if (take()) deliver(() => replyFromBody(format, value), onReply);
+    });
   } catch {
     // not a fetch Response, or one that cannot take the shadowing reads: the reply is not observed
+  }
+}
+
+/** `body` shadowed by a pass-through of the response's own body, made at its first read (the same stream on every read after). */
+function shadowBody(
+  r: Record<string, unknown>,
+  body: () => unknown,
+  collector: ReplyCollector,
+  take: () => boolean,
+  deliverOnce: (ended: boolean) => void,
+): void {
+  let shadow: ReadableStream<Uint8Array> | null | undefined;
+  const source = () => body.call(r) as ReadableStream<Uint8Array>;
+  Object.defineProperty(r, 'body', {
+    configurable: true,
+    enumerable: false,
+    get(this: unknown) {
+      if (this !== r) return body.call(this);
+      if (shadow !== undefined) return shadow;
+      const current = source();
+      if (!isWebStream(current)) return current;
+      let watching: boolean | undefined;
+      return (shadow = passThroughBody(source, isByteStream(current), {
+        chunk(bytes) {
+          if ((watching ??= take())) collector.push(bytes);
+        },
+        settle(how) {
+          if (watching ?? take()) deliverOnce(how === 'end');
+        },
+      }));
+    },
+  });
+}
+
+/** `name` shadowed on the instance by a call of the inherited method that hands `seen` its promise's value. */
+function shadowRead(r: Record<string, unknown>, name: string, seen: (value: unknown) => void): void {
+  if (Object.prototype.hasOwnProperty.call(r, name)) return;
+  const read = r[name];
+  if (typeof read !== 'function') return;
+  Object.defineProperty(r, name, {
+    configurable: true,
+    enumerable: false,
+    writable: true,
+    value: function (this: unknown, ...args: unknown[]): unknown {
+      const result: unknown = read.apply(this, args);
+      if (this === r && result instanceof Promise) result.then(seen, () => {});
+      return result;
+    },
+  });
+}
+
+/** The getter `name` has on `r`'s prototype chain; undefined when `r` has it as its own (a plain object) or as a value. */
+function inheritedGetter(r: object, name: string): (() => unknown) | undefined {
+  if (Object.prototype.hasOwnProperty.call(r, name)) return undefined;
+  for (let proto = Object.getPrototypeOf(r) as object | null; proto; proto = Object.getPrototypeOf(proto) as object | null) {
+    const descriptor = Object.getOwnPropertyDescriptor(proto, name);
+    if (descriptor) return descriptor.get;
+  }
+  return undefined;
+}
+
+function isWebStream(value: unknown): value is ReadableStream<Uint8Array> {
+  return value instanceof ReadableStream;
+}
+
+/** Whether `stream` takes BYOB readers (a fetch body does); the reader taken to find out is released at once. */
+function isByteStream(stream: ReadableStream<Uint8Array>): boolean {
+  try {
+    stream.getReader({ mode: 'byob' }).releaseLock();
+    return true;
+  } catch {
+    return false;
   }
 }
 
@@ -99,8 +165,9 @@ function deliver(build: () => Reply | undefined, onReply: (reply: Reply) => void
 }
 
 /**
- * Clones `response` and hands the reply it carries to `onReply` once read.
- * Returns at once; never throws; the caller's response is the one it passed.
+ * Clones `response` and hands the reply it carries to `onReply` once read
+ * (a node-fetch response, whose clone is drained as it flows). Returns at
+ * once; never throws; the caller's response is the one it passed.
  */
 export function observeReply(response: unknown, format: ReplyFormat, onReply: (reply: Reply) => void): void {
   let copy: ResponseLike;
@@ -121,20 +188,7 @@ async function readReply(response: ResponseLike, format: ReplyFormat): Promise<R
   const body = response.body;
   if (body === null) return undefined;
   const reader = body.getReader();
-  const decoder = new TextDecoder();
-  const streamed = isEventStream(response);
-  const assembler = streamed ? replyAssembler(format) : undefined;
-  const events = assembler
-    ? new EventStreamParser(({ data, event }) => {
-        if (data === '[DONE]') return;
-        try {
-          assembler.event(JSON.parse(data) as unknown, event);
-        } catch {
-          // not JSON: not part of a reply
-        }
-      })
-    : undefined;
-  let text = '';
+  const collector = new ReplyCollector(format, isEventStream(response));
   let bytes = 0;
   try {
     for (;;) {
@@ -145,21 +199,10 @@ async function readReply(response: ResponseLike, format: ReplyFormat): Promise<R
         await reader.cancel();
         return undefined;
       }
-      const chunk = decoder.decode(value, { stream: true });
-      if (events) events.push(chunk);
-      else text += chunk;
+      collector.push(value);
     }
   } catch {
     return undefined; // aborted, or the connection failed: the caller sees that on its own branch
   }
-  if (events && assembler) {
-    events.push(decoder.decode());
-    events.end();
-    return assembler.reply();
-  }
-  try {
-    return replyFromBody(format, JSON.parse(text + decoder.decode()) as unknown);
-  } catch {
-    return undefined;
-  }
+  return collector.reply(true);
 }

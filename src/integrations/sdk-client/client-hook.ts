@@ -129,11 +129,11 @@ function linkRequestInit(original: PrepareRequest): PrepareRequest {
 
 /**
  * `fetchWithTimeout(url, init, ..., options?)`: the response is returned as
- * it is; the reply is taken from the client's own read of its body (the SDKs
- * read a JSON body whole with `text()` or `json()`), or from a clone for a
- * stream of events (a node-fetch clone, from the SDKs that still use it,
- * without holding back the caller's branch). Cloning every response would
- * tee each JSON body and put a second read of it on every call's path.
+ * it is; the reply is taken from the client's own read of its body (a JSON
+ * body whole with `text()` or `json()`, a stream of events from `body` as
+ * the client reads it, so a stream it cancels is cancelled at once), or, for
+ * a node-fetch stream of events (the SDKs that still use it), from a clone
+ * that does not hold back the caller's branch.
  */
 function readReplies(original: FetchWithTimeout): FetchWithTimeout {
   return function fetchWithTimeout(this: unknown, url, init, ...rest) {
