@@ -95,6 +95,21 @@ describe('implicit log: correct loops stay silent', () => {
     expect(h2.send([user('JSON please'), assistant('{"ok":true}'), user('again')]).violation, 'reply not observed').toBeUndefined();
   });
 
+  it('a tool-call reply the model sent with null content, re-sent with content: [] (LangChain ChatOpenAI, a Claude turn)', () => {
+    const h = implicitHarness();
+    const run = {};
+    const r1 = [sys(), user('Weather in Lisbon?')];
+    const a1 = assistant(null, [['c1', 'weather']]);
+    h.turn(r1, a1, { run });
+    const resent: Message = { ...a1, content: [] };
+    expect(h.send([...r1, resent, tool('c1', 'rain')], { run }).violation).toBeUndefined();
+    // An edited reply is still caught.
+    const h2 = implicitHarness();
+    h2.turn(r1, a1, { run });
+    const edited: Message = { ...a1, content: [{ type: 'text', text: 'Checking.' }] };
+    expect(h2.send([...r1, edited, tool('c1', 'rain')], { run }).violation).toMatchObject({ kind: 'missing_message', index: 2 });
+  });
+
   it('a new conversation is accepted as it is, assistant messages in its seed included', () => {
     const h = implicitHarness();
     expect(h.send([sys(), user('2+2?'), assistant('4'), user('3+3?')]).violation).toBeUndefined();
