@@ -67,6 +67,20 @@ describe('implicit log: correct loops stay silent', () => {
     expect(h.send([...shared, user('sub-agent 2: part two')], { run }).violation).toBeUndefined();
   });
 
+  it('n > 1: the app continues with any one of the choices the model sent (each a sibling branch)', () => {
+    for (const k of [0, 1, 2]) {
+      const h = implicitHarness();
+      const run = {};
+      const r1 = [sys(), user('Name a colour')];
+      const choices = [assistant('red'), assistant('green'), assistant('blue')];
+      const sent = h.send(r1, { run });
+      sent.pending!.reply([choices[0]!], undefined, { siblings: [[choices[1]!], [choices[2]!]] });
+      const r2 = [...r1, choices[k]!, user('Why?')];
+      expect(h.turn(r2, assistant('Because.'), { run }).violation, `choice ${k}`).toBeUndefined();
+      expect(h.send([...r2, assistant('Because.'), user('Thanks')], { run }).violation, `choice ${k}, later`).toBeUndefined();
+    }
+  });
+
   it('two unrelated conversations that begin with the same messages', () => {
     const h = implicitHarness();
     const start = [sys(), user('Hi')];
@@ -219,6 +233,22 @@ describe('implicit log: each fault class is caught with its kind', () => {
     expect(h.send([...r3, a3, r3[4]!, user('again?')]).violation).toMatchObject({
       kind: 'extra_message',
       extra: [expect.objectContaining({ role: 'assistant' })],
+    });
+  });
+
+  it('n > 1: the reply dropped, or a choice edited, is missing_message', () => {
+    const run = {};
+    const r1 = [sys(), user('Name a colour')];
+    const reply = (h: ReturnType<typeof implicitHarness>) =>
+      h.send(r1, { run }).pending!.reply([assistant('red')], undefined, { siblings: [[assistant('green')]] });
+    const h = implicitHarness();
+    reply(h);
+    expect(h.send([...r1, user('Why?')], { run }).violation).toMatchObject({ kind: 'missing_message', index: 2 });
+    const h2 = implicitHarness();
+    reply(h2);
+    expect(h2.send([...r1, assistant('green, or rather mauve'), user('Why?')], { run }).violation).toMatchObject({
+      kind: 'missing_message',
+      index: 2,
     });
   });
 

@@ -98,20 +98,40 @@ function json(res: ServerResponse, status: number, payload: unknown): void {
   res.end(JSON.stringify(payload));
 }
 
+/** How many choices a Chat Completions request asks for (`n`, default 1). */
+function choiceCount(body: Record<string, unknown>): number {
+  return typeof body.n === 'number' && body.n > 1 ? Math.min(body.n, 8) : 1;
+}
+
+/** Choice `index`'s text: `answer <id>` for the first, `answer <id>.<index>` for the others (`n` > 1). */
+function choiceText(id: number, index: number): string {
+  return index === 0 ? `answer ${id}` : `answer ${id}.${index}`;
+}
+
+/** Choice `index`'s call id: each choice of `n` > 1 calls the tool under an id of its own. */
+function choiceCallId(id: number, index: number): string {
+  return index === 0 ? `call_${id}` : `call_${id}_${index}`;
+}
+
 function chatCompletion(id: number, body: Record<string, unknown>, call?: { name: string; args: unknown }) {
-  const message = call
-    ? {
-        role: 'assistant',
-        content: null,
-        tool_calls: [{ id: `call_${id}`, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.args) } }],
-      }
-    : { role: 'assistant', content: `answer ${id}` };
+  const choices = Array.from({ length: choiceCount(body) }, (_, index) => {
+    const message = call
+      ? {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { id: choiceCallId(id, index), type: 'function', function: { name: call.name, arguments: JSON.stringify(call.args) } },
+          ],
+        }
+      : { role: 'assistant', content: choiceText(id, index) };
+    return { index, message, finish_reason: call ? 'tool_calls' : 'stop', logprobs: null };
+  });
   return {
     id: `chatcmpl-${id}`,
     object: 'chat.completion',
     created: 1_700_000_000,
     model: body.model,
-    choices: [{ index: 0, message, finish_reason: call ? 'tool_calls' : 'stop', logprobs: null }],
+    choices,
     usage: { prompt_tokens: 10, completion_tokens: 2, total_tokens: 12 },
   };
 }
@@ -119,18 +139,32 @@ function chatCompletion(id: number, body: Record<string, unknown>, call?: { name
 function chatStream(res: ServerResponse, id: number, body: Record<string, unknown>, call?: { name: string; args: unknown }): void {
   res.writeHead(200, { 'content-type': 'text/event-stream' });
   const base = { id: `chatcmpl-${id}`, object: 'chat.completion.chunk', created: 1_700_000_000, model: body.model };
-  const deltas = call
-    ? [
-        {
-          role: 'assistant',
-          tool_calls: [
-            { index: 0, id: `call_${id}`, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.args) } },
-          ],
-        },
-      ]
-    : [{ role: 'assistant', content: 'ans' }, { content: `wer ${id}` }];
-  for (const delta of deltas) res.write(`data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`);
-  res.write(`data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta: {}, finish_reason: call ? 'tool_calls' : 'stop' }] })}\n\n`);
+  const deltasOf = (index: number) =>
+    call
+      ? [
+          {
+            role: 'assistant',
+            tool_calls: [
+              {
+                index: 0,
+                id: choiceCallId(id, index),
+                type: 'function',
+                function: { name: call.name, arguments: JSON.stringify(call.args) },
+              },
+            ],
+          },
+        ]
+      : [{ role: 'assistant', content: 'ans' }, { content: choiceText(id, index).slice(3) }];
+  const indices = Array.from({ length: choiceCount(body) }, (_, index) => index);
+  // With n > 1 the choices' chunks interleave, as the API streams them.
+  for (let step = 0; step < deltasOf(0).length; step++) {
+    for (const index of indices) {
+      const delta = deltasOf(index)[step]!;
+      res.write(`data: ${JSON.stringify({ ...base, choices: [{ index, delta, finish_reason: null }] })}\n\n`);
+    }
+  }
+  for (const index of indices)
+    res.write(`data: ${JSON.stringify({ ...base, choices: [{ index, delta: {}, finish_reason: call ? 'tool_calls' : 'stop' }] })}\n\n`);
   res.end('data: [DONE]\n\n');
 }
 

@@ -69,6 +69,23 @@ describe.each([
   });
 });
 
+// n > 1: every choice is a reply the model sent; the app continues with the second (docs/behaviour.md §8.4).
+describe.each(['0', '1'])('openai chat completions with two choices, continuing with the second, zero code (stream %s)', (stream) => {
+  const env = { STREAM: stream, CHOICES: '2', PICK: '1' };
+  it.concurrent('a correct tool loop stays silent', async () => {
+    const result = await runApp('openai-chat.cjs', env);
+    expect(result.kinds).toEqual([]);
+    expect(result.checks).toBe(10);
+  });
+
+  it.concurrent.each(stream === '0' ? FAULTS : FAULTS.filter(([fault]) => fault === 'drop-last-reply'))(
+    '%s is reported once as %s',
+    async (fault, kind) => {
+      expect((await runApp('openai-chat.cjs', { ...env, FAULT: fault })).kinds).toEqual([kind]);
+    },
+  );
+});
+
 describe('openai responses, zero code', () => {
   it.concurrent('a correct tool loop re-sending response items stays silent', async () => {
     const result = await runApp('openai-responses.cjs', {});

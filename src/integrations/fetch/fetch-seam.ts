@@ -37,7 +37,7 @@ export function observeFetch(): () => void {
         (r) =>
           contained(
             SEAM.name,
-            () => observeReply(r, pending.format, (reply) => pending.pending.reply(reply.messages, reply.items)),
+            () => observeReply(r, pending.format, (reply) => pending.pending.reply(reply.messages, reply.items, reply)),
             undefined,
           ),
         () => {},

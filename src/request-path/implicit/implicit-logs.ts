@@ -202,19 +202,27 @@ export class ImplicitLogs {
     return this.#pending(conversation, seen);
   }
 
-  /** Where the model's reply to this request goes: onto the conversation, if nothing extended it meanwhile. */
+  /**
+   * Where the model's reply to this request goes: onto the conversation, if
+   * nothing extended it meanwhile. The other choices of a request with `n` >
+   * 1 were sent by the model too: each becomes a sibling branch (the request,
+   * then that choice), so the app may continue with any one of them.
+   */
   #pending(conversation: Conversation, seen: Seen): PendingReply {
     const expected = conversation.length;
     const prefill = endsInAssistant(seen) ? seen.messages[seen.messages.length - 1] : undefined;
+    const joined = (messages: readonly Message[]): readonly Message[] =>
+      prefill === undefined ? messages : [mergePrefill(prefill, messages[0]!), ...messages.slice(1)];
     return {
-      reply: (messages, stored) => {
+      reply: (messages, stored, context) => {
         if (conversation.length !== expected || conversation.lastRequest.replyObserved || messages.length === 0) return;
-        const reply = prefill === undefined ? messages : [mergePrefill(prefill, messages[0]!), ...messages.slice(1)];
+        const base = prefill === undefined ? expected : expected - 1;
+        for (const sibling of context?.siblings ?? []) if (sibling.length > 0) this.#sibling(conversation, base, joined(sibling));
         if (prefill !== undefined) {
           conversation.fingerprints.pop();
           conversation.sketches.pop();
         }
-        for (const message of reply) {
+        for (const message of joined(messages)) {
           const fingerprint = fingerprintOf(message, FINGERPRINT_OPTIONS);
           conversation.fingerprints.push(fingerprint);
           conversation.sketches.push(storedSketch(message, false));
@@ -224,6 +232,20 @@ export class ImplicitLogs {
         conversation.lastRequest.replyObserved = true;
       },
     };
+  }
+
+  /** A branch of `conversation`: its first `base` messages, then `reply`, another choice the model sent for the same request. */
+  #sibling(conversation: Conversation, base: number, reply: readonly Message[]): void {
+    const fingerprints = conversation.fingerprints.slice(0, base);
+    const sketches = conversation.sketches.slice(0, base);
+    for (const message of reply) {
+      const fingerprint = fingerprintOf(message, FINGERPRINT_OPTIONS);
+      fingerprints.push(fingerprint);
+      sketches.push(storedSketch(message, false));
+      this.#replies.set(fingerprint, true);
+    }
+    const last = conversation.lastRequest;
+    this.#store.add(new Conversation(fingerprints, sketches, conversation.key, this.#now(), { ...last, replyObserved: true }));
   }
 }
 
@@ -298,7 +320,8 @@ function longestContinued(
  * later carries that conversation's messages again, so something in between
  * was dropped, duplicated, rewritten or moved. Checked against the
  * conversation followed by the request's messages after the last one the
- * conversation had. System messages never count as carried: their content
+ * conversation had: the conversation that shares the longest start with the
+ * request, and of those the one whose later messages it carries most of. System messages never count as carried: their content
  * is not compared, so they say nothing about where a request rejoins.
  */
 function rejoined(
@@ -307,19 +330,28 @@ function rejoined(
   seen: Seen,
   captureContent: boolean,
 ): ViolationDetails | undefined {
-  let best: { conversation: Conversation; shared: number; last: number } | undefined;
+  let best: { conversation: Conversation; shared: number; last: number; carried: number } | undefined;
   for (let k = 0; k < candidates.length; k++) {
     const conversation = candidates[k]!;
     const offset = prefixes.offset(k);
     const shared = prefixes.shared(k);
-    if (best !== undefined && shared <= best.shared) continue;
+    if (best !== undefined && shared < best.shared) continue;
     if (offset + shared >= seen.fingerprints.length) continue; // nothing after the shared part could rejoin
     const later = new Set<Fingerprint>();
     for (let j = shared; j < conversation.length; j++)
       if (conversation.fingerprints[j] !== SYSTEM_FINGERPRINT) later.add(conversation.fingerprints[j]!);
     let last = -1;
-    for (let i = offset + shared; i < seen.fingerprints.length; i++) if (later.has(seen.fingerprints[i]!)) last = i;
-    if (last >= 0) best = { conversation, shared, last };
+    let carried = 0;
+    for (let i = offset + shared; i < seen.fingerprints.length; i++) {
+      if (!later.has(seen.fingerprints[i]!)) continue;
+      last = i;
+      carried++;
+    }
+    if (last < 0) continue;
+    // Of branches that share as much, the one whose later messages the request carries most of explains it best (a
+    // sibling choice or a regenerate the app did not continue with shares the start, not what follows).
+    if (best === undefined || shared > best.shared || carried > best.carried || (carried === best.carried && last > best.last))
+      best = { conversation, shared, last, carried };
   }
   if (best === undefined) return undefined;
   return reconstructionFailure(
