@@ -100,14 +100,22 @@ function checkWith(host: RequestCheckHost, request: ModelRequest, call: CallOpti
   const settings = host.settings();
   const mode = modeInForce(call, session, settings);
   if (mode === 'off') return undefined;
-  if (request.stateful !== undefined) {
-    warnOnce(
-      `stateful:${request.provider}:${request.stateful}`,
-      `requests that use ${request.stateful} keep the conversation on the provider's side; they are not checked`,
-    );
-    return undefined;
-  }
   const log = call.log ?? session?.log;
+  if (request.stateful !== undefined) {
+    // With no bound log, a chain whose start this process saw is followed: what it adds and the reply extend the
+    // conversation, so that a later request re-sending the whole history is checked against it.
+    const followed =
+      log === undefined && request.continues !== undefined
+        ? implicitLogs(settings.implicit, host.instruments)?.continueHeld(request)
+        : undefined;
+    if (followed === undefined) {
+      warnOnce(
+        `stateful:${request.provider}:${request.stateful}`,
+        `requests that use ${request.stateful} keep the conversation on the provider's side; they are not checked`,
+      );
+    }
+    return followed;
+  }
   if (log !== undefined && request.references !== undefined) {
     warnOnce(
       `references:${request.provider}`,

@@ -523,6 +523,76 @@ describe('openai responses', () => {
   });
 });
 
+describe('openai responses chained with previous_response_id, then the whole history re-sent', () => {
+  const violationsOf = async (kind?: string) =>
+    (await violationPoints())
+      .filter((p) => kind === undefined || p.attributes['nous.session.invariant.kind'] === kind)
+      .reduce((n, p) => n + p.value, 0);
+  type Item = Record<string, unknown>;
+
+  /** Three turns: the first sends its input in full, the next two only what is new, chained by response id. */
+  async function chained(topic: string, stream: boolean) {
+    const create = async (body: Record<string, unknown>) => {
+      if (!stream) return client().responses.create({ model: 'gpt-test', ...body } as never);
+      let done: { id: string; output: unknown[] } | undefined;
+      type Event = { type: string; response?: { id: string; output: unknown[] } };
+      const events = (await client().responses.create({ model: 'gpt-test', stream: true, ...body } as never)) as unknown;
+      for await (const event of events as AsyncIterable<Event>) if (event.type === 'response.completed') done = event.response;
+      await new Promise((resolve) => setTimeout(resolve, 50)); // the clone the reply is read from
+      return done!;
+    };
+    const history: Item[] = [{ role: 'user', content: `Hello (${topic}, ${stream ? 'stream' : 'json'})` }];
+    let response = (await create({ instructions: 'Be brief.', input: history })) as { id: string; output: Item[] };
+    history.push(...response.output);
+    for (const question of ['How are you?', 'And tomorrow?']) {
+      const added = [{ role: 'user', content: question }];
+      response = (await create({ instructions: 'Be brief.', previous_response_id: response.id, input: added })) as typeof response;
+      history.push(...added, ...response.output);
+    }
+    return history;
+  }
+
+  it.each([false, true])('stream %s: a full re-send (the response id lost) is a continuation, silent', async (stream) => {
+    const before = await violationsOf();
+    await inUserSpan(async () => {
+      const history = await chained('re-send', stream);
+      expect(history).toHaveLength(6);
+      const response = await client().responses.create({
+        model: 'gpt-test',
+        instructions: 'Be brief.',
+        input: [...history, { role: 'user', content: 'Thanks' }] as never,
+      });
+      await client().responses.create({
+        model: 'gpt-test',
+        instructions: 'Be brief.',
+        input: [...history, { role: 'user', content: 'Thanks' }, ...response.output, { role: 'user', content: 'Bye' }] as never,
+      });
+    });
+    expect(await violationsOf()).toBe(before);
+  });
+
+  it.each([false, true])(
+    'stream %s: a full re-send with a held reply dropped, or edited, is missing_message, once each',
+    async (stream) => {
+      const before = await violationsOf('missing_message');
+      const all = await violationsOf();
+      await inUserSpan(async () => {
+        const history = await chained('dropped', stream);
+        const dropped = [...history.slice(0, 3), ...history.slice(4), { role: 'user', content: 'Thanks' }]; // the second reply
+        await client().responses.create({ model: 'gpt-test', instructions: 'Be brief.', input: dropped as never });
+      });
+      expect(await violationsOf('missing_message')).toBe(before + 1);
+      await inUserSpan(async () => {
+        const history = await chained('edited', stream);
+        const edited = [...history.slice(0, 5), { role: 'assistant', content: 'I promise a refund.' }, { role: 'user', content: 'Thanks' }];
+        await client().responses.create({ model: 'gpt-test', instructions: 'Be brief.', input: edited as never });
+      });
+      expect(await violationsOf('missing_message')).toBe(before + 2);
+      expect(await violationsOf()).toBe(all + 2);
+    },
+  );
+});
+
 describe('enable and disable', () => {
   it('disable() restores the original prepareOptions, enable() puts the hook back', async () => {
     const proto = suite.env.openai.OpenAI.prototype as unknown as { prepareOptions: { __wrapped?: boolean } };

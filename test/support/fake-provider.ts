@@ -19,6 +19,8 @@ export interface FakeProvider {
   failNext(n: number): void;
   /** Make the next chat completion call the given tool instead of answering. */
   callToolNext(name: string, args: Record<string, unknown>): void;
+  /** Answer the next Anthropic request that continues a thread with 404 `thread_not_found` (the SDK then replays the whole history). */
+  loseThreadNext(): void;
   close(): Promise<void>;
 }
 
@@ -33,6 +35,9 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
   let failures = 0;
   let toolCall: { name: string; args: Record<string, unknown> } | undefined;
   let counter = 0;
+  let loseThread = false;
+  /** Ids of the Responses this provider answered: `previous_response_id` must name one of them. */
+  const responseIds = new Set<string>();
 
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -60,10 +65,29 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
         return body.stream ? chatStream(res, id, body, call) : json(res, 200, chatCompletion(id, body, call));
       }
       if (path === '/v1/responses') {
+        const previous = body.previous_response_id;
+        if (typeof previous === 'string' && !responseIds.has(previous)) {
+          return json(res, 400, {
+            error: {
+              message: `Previous response with id '${previous}' not found.`,
+              type: 'invalid_request_error',
+              code: 'previous_response_not_found',
+            },
+          });
+        }
+        responseIds.add(`resp_${id}`);
         const preamble = options.responsesPreamble === true;
         return body.stream ? responseStream(res, id, body, preamble) : json(res, 200, response(id, body, preamble));
       }
       if (path === '/v1/messages') {
+        const thread = body.thread as { type?: string } | undefined;
+        if (loseThread && thread?.type === 'continue') {
+          loseThread = false;
+          return json(res, 404, {
+            type: 'error',
+            error: { type: 'not_found_error', message: 'No usable Thread state was found.', details: { error_code: 'thread_not_found' } },
+          });
+        }
         // With tools offered and a user's own message last (not tool results), call the first tool.
         const last = ((body.messages ?? []) as Array<{ role: string; content: unknown }>).at(-1);
         const tools = (body.tools ?? []) as Array<{ name?: string }>;
@@ -88,6 +112,9 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     },
     callToolNext: (name, args) => {
       toolCall = { name, args };
+    },
+    loseThreadNext: () => {
+      loseThread = true;
     },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };

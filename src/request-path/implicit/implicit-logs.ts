@@ -74,6 +74,14 @@ export class ImplicitLogs {
   readonly #replies = new Lru<Fingerprint, true>(10_000);
   /** Reply messages by the ids of the items they were stored as, for requests that refer to them (`item_reference`). */
   readonly #stored = new StoredReplies();
+  /**
+   * Where the conversation stood once a reply the provider holds was
+   * observed, by the reply's id (a Responses `id`, an Anthropic message
+   * `id`): the conversation and how many of its messages it then had. A
+   * stateful request that continues from that id extends it there. Held
+   * weakly: a conversation the store dropped is not kept alive by this.
+   */
+  readonly #held = new Lru<string, { conversation: WeakRef<Conversation>; length: number }>(10_000);
   readonly #now: () => number;
 
   /**
@@ -154,6 +162,56 @@ export class ImplicitLogs {
   }
 
   /**
+   * A stateful request that continues from a reply the provider holds
+   * (`request.continues`): when that reply was observed here and its
+   * conversation is still kept, what the request adds is appended where the
+   * reply left the conversation (a branch, if something extended it since),
+   * and the reply to it goes there too. There is nothing to reconstruct (the
+   * provider holds the rest), so nothing is compared and nothing counted as a
+   * check; the point is that a later request re-sending the whole history
+   * (the id lost, a thread forked or replayed) is a continuation. Undefined
+   * when the chain's start was never seen here: the request stays unchecked.
+   */
+  continueHeld(request: ModelRequest): PendingReply | undefined {
+    const now = this.#now();
+    this.#store.expire(now);
+    const held = request.continues === undefined ? undefined : this.#held.get(request.continues);
+    const conversation = held?.conversation.deref();
+    if (held === undefined || conversation === undefined || !this.#store.has(conversation)) return undefined;
+    const messages = request.messages;
+    if (!Array.isArray(messages) || messages.length > MAX_REQUEST_MESSAGES) return undefined;
+    let added: Seen | undefined;
+    try {
+      added = this.#stored.read(messages as readonly Message[], (m) => this.#fingerprint(m), request.references);
+    } catch (error) {
+      if (isStackExhaustion(error)) throw error;
+      return undefined;
+    }
+    if (added === undefined) return undefined;
+    const run = currentRun();
+    const lastRequest = { run, length: held.length + added.messages.length, prefill: endsInAssistant(added), replyObserved: false };
+    let target = conversation;
+    if (conversation.length === held.length) {
+      for (let i = 0; i < added.messages.length; i++) {
+        conversation.fingerprints.push(added.fingerprints[i]!);
+        conversation.sketches.push(storedSketch(added.messages[i], false));
+      }
+      conversation.lastRequest = lastRequest;
+      this.#store.touch(conversation, now);
+    } else {
+      const fingerprints = conversation.fingerprints.slice(0, held.length);
+      const sketches = conversation.sketches.slice(0, held.length);
+      for (let i = 0; i < added.messages.length; i++) {
+        fingerprints.push(added.fingerprints[i]!);
+        sketches.push(storedSketch(added.messages[i], false));
+      }
+      target = new Conversation(fingerprints, sketches, conversation.key, now, lastRequest);
+      this.#store.add(target);
+    }
+    return this.#pending(target, added);
+  }
+
+  /**
    * Non-trailing assistant messages of the new part that no model sent, when
    * the last reply was observed: not a reply seen recently (a sub-agent's
    * answer handed on is one), or one this conversation already has (a copy).
@@ -230,6 +288,7 @@ export class ImplicitLogs {
         }
         if (stored !== undefined) this.#stored.record(stored);
         conversation.lastRequest.replyObserved = true;
+        if (context?.id !== undefined) this.#held.set(context.id, { conversation: new WeakRef(conversation), length: conversation.length });
       },
     };
   }
