@@ -101,6 +101,21 @@ describe('openai responses, zero code', () => {
   });
 });
 
+// Tool loops chained with previous_response_id, each new question re-sending the whole history: the turns the
+// provider held were replies the model sent (docs/behaviour.md §8.5).
+describe('openai responses chained with previous_response_id, then re-sent in full, zero code', () => {
+  it.concurrent('a correct tool loop stays silent; the chained requests are followed, not checked', async () => {
+    const result = await runApp('openai-responses.cjs', { CHAIN: '1' });
+    expect(result.kinds).toEqual([]);
+    expect(result.checks).toBe(5);
+  });
+
+  const responsesFaults = FAULTS.map(([fault, kind]): [string, string] => [fault, fault === 'reorder' ? 'missing_message' : kind]);
+  it.concurrent.each(responsesFaults)('%s is reported once as %s', async (fault, kind) => {
+    expect((await runApp('openai-responses.cjs', { CHAIN: '1', FAULT: fault })).kinds).toEqual([kind]);
+  });
+});
+
 describe.each(['0', '1'])('anthropic messages, zero code (stream %s)', (stream) => {
   it.concurrent('a correct tool loop with moving cache_control markers and a prefill stays silent', async () => {
     const result = await runApp('anthropic-messages.cjs', { STREAM: stream });
