@@ -116,6 +116,20 @@ describe('openai responses chained with previous_response_id, then re-sent in fu
   });
 });
 
+// The same on an Anthropic message thread: the tool loop continues the thread, each new question starts a new thread
+// over the whole history (docs/behaviour.md §8.5).
+describe('anthropic message threads, each question re-sending the whole history under a new thread, zero code', () => {
+  it.concurrent('a correct tool loop stays silent; the continued requests are followed, not checked', async () => {
+    const result = await runApp('anthropic-thread.cjs', {});
+    expect(result.kinds).toEqual([]);
+    expect(result.checks).toBe(5);
+  });
+
+  it.concurrent.each(FAULTS)('%s is reported once as %s', async (fault, kind) => {
+    expect((await runApp('anthropic-thread.cjs', { FAULT: fault })).kinds).toEqual([kind]);
+  });
+});
+
 describe.each(['0', '1'])('anthropic messages, zero code (stream %s)', (stream) => {
   it.concurrent('a correct tool loop with moving cache_control markers and a prefill stays silent', async () => {
     const result = await runApp('anthropic-messages.cjs', { STREAM: stream });
