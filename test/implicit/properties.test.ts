@@ -161,6 +161,82 @@ describe('implicit log properties: several choices per request (n > 1)', () => {
   });
 });
 
+/**
+ * Plays the turns as a loop whose provider holds the conversation: from the
+ * second turn on, where `held[i]`, the request continues the previous reply
+ * by id (`previous_response_id`, a thread continued) with only what is new;
+ * elsewhere it sends the whole history. Every reply carries an id.
+ */
+function playHeld(turns: readonly Turn[], held: readonly boolean[], h = implicitHarness()) {
+  let history: Message[] = [];
+  let previous: string | undefined;
+  const reported = [];
+  for (const [i, turn] of turns.entries()) {
+    const request: Message[] = [{ role: 'system', content: `prompt, request ${i}` }, ...history.slice(1), ...turn.input];
+    const id = `resp_${i}`;
+    if (held[i] && previous !== undefined) {
+      const added = [...history.slice(history.length - turns[i - 1]!.results.length), ...turn.input];
+      const pending = h.logs.continueHeld({
+        provider: 'test',
+        model: 'm',
+        messages: added,
+        stateful: 'previous_response_id',
+        continues: previous,
+      });
+      expect(pending, `turn ${i} continues ${previous}`).toBeDefined();
+      pending?.reply([turn.reply], undefined, { id });
+      reported.push(undefined);
+    } else {
+      const sent = h.send(request);
+      reported.push(sent.violation);
+      sent.pending?.reply([turn.reply], undefined, { id });
+    }
+    previous = id;
+    history = [...request, turn.reply, ...turn.results];
+  }
+  return { h, reported, history };
+}
+
+const heldArb = conversationArb.chain((turns) =>
+  fc.record({
+    turns: fc.constant(turns),
+    held: fc.array(fc.boolean(), { minLength: turns.length, maxLength: turns.length }),
+  }),
+);
+
+describe('implicit log properties: turns the provider holds, then the whole history re-sent', () => {
+  it('any mix of held and re-sent turns is silent, and so is a final full re-send', () => {
+    fc.assert(
+      fc.property(heldArb, ({ turns, held }) => {
+        const { reported, h, history } = playHeld(turns, held);
+        expect(reported.every((v) => v === undefined)).toBe(true);
+        expect(h.send([...history, { role: 'user', content: 'one more' }]).violation).toBeUndefined();
+      }),
+      RUNS,
+    );
+  });
+
+  it('any single drop, duplicate, swap or rewrite in a full re-send is reported with its kind', () => {
+    const arb = heldArb.chain((played) => {
+      const { history } = playHeld(played.turns, played.held);
+      const known = history.length - played.turns.at(-1)!.results.length;
+      return fc.record({
+        played: fc.constant(played),
+        at: fc.integer({ min: 2, max: known - 2 }),
+        kind: fc.constantFrom('drop', 'duplicate', 'swap', 'rewrite' as const),
+      });
+    });
+    fc.assert(
+      fc.property(arb, ({ played, at, kind }) => {
+        const { h, history } = playHeld(played.turns, played.held);
+        const expected = mutate([...history, { role: 'user', content: 'next question' }], at, kind);
+        expect(h.send(expected.request).violation?.kind, `${kind} at ${at}`).toBe(expected.kind);
+      }),
+      RUNS,
+    );
+  });
+});
+
 function mutate(request: Message[], at: number, kind: 'drop' | 'duplicate' | 'swap' | 'rewrite') {
   const copy = request.slice();
   switch (kind) {
