@@ -27,7 +27,7 @@ export class SessionInvariantInstrumentation extends InstrumentationBase<Session
   declare private _host: RequestCheckHost | undefined;
 
   /**
-   * `config`: `mode`, `captureContent`, `agentName`, `implicit` and the
+   * `config`: `mode`, `captureContent`, `agentName`, `implicit`, `trustInputFilters` and the
    * standard `enabled`. Each setting is the fallback for requests that name
    * none (a call option, then the bound session, win; docs/behaviour.md §5.5,
    * §8.7). Like any `InstrumentationBase`, it enables itself unless `enabled`
@@ -99,6 +99,7 @@ export class SessionInvariantInstrumentation extends InstrumentationBase<Session
       agentName: config.agentName,
       captureContent: config.captureContent,
       implicit: config.implicit === false ? { enabled: false } : config.implicit === true ? { enabled: true } : config.implicit,
+      trustInputFilters: config.trustInputFilters,
     };
   }
 }

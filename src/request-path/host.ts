@@ -23,6 +23,8 @@ export interface HostSettings {
   agentName?: string | undefined;
   captureContent?: boolean | undefined;
   implicit?: ImplicitLogOptions | undefined;
+  /** Take an Agents SDK input filter's output as a view of the log instead of checking it (docs/behaviour.md §5.5). */
+  trustInputFilters?: boolean | undefined;
 }
 
 /**
