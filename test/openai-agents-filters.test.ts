@@ -72,6 +72,8 @@ async function trusting<T>(fn: () => Promise<T>): Promise<T> {
 
 const shape = (messages: readonly Message[]) =>
   messages.map((m) => (m.role === 'assistant' && m.toolCalls?.length ? `assistant:${m.toolCalls[0]!.name}` : m.role));
+/** The shape of the log after two runs of the weather agent, each a question, a tool call, its result and the answer. */
+const TWO_WEATHER_RUNS = ['user', 'assistant:get_weather', 'tool', 'assistant', 'user', 'assistant:get_weather', 'tool', 'assistant'];
 const texts = (messages: readonly Message[]) => messages.filter((m) => m.role === 'user').map((m) => m.content);
 
 /** Two runs of `agent` on one AgentsLogSession (strict unless told); returns the log and what the run changed on the counters. */
@@ -122,16 +124,7 @@ describe('callModelInputFilter', () => {
       return { ...modelData, input: modelData.input.filter((item, i) => item.type !== 'function_call_result' || i === last) };
     };
     const run = await twoRuns(weatherAgent(), { callModelInputFilter }, 'warn');
-    expect(shape(run.log)).toEqual([
-      'user',
-      'assistant:get_weather',
-      'tool',
-      'assistant',
-      'user',
-      'assistant:get_weather',
-      'tool',
-      'assistant',
-    ]);
+    expect(shape(run.log)).toEqual(TWO_WEATHER_RUNS);
     // The second run's last request left out the first run's tool result.
     expect(run.requests.at(-1)!.filter((item) => item.type === 'function_call_output')).toHaveLength(1);
     expect(run.checks).toBe(4);
@@ -145,16 +138,7 @@ describe('callModelInputFilter', () => {
       input: modelData.input.map((item) => (item.role === 'user' ? { ...item, content: '[redacted]' } : item)),
     });
     const run = await twoRuns(weatherAgent(), { callModelInputFilter }, 'warn');
-    expect(shape(run.log)).toEqual([
-      'user',
-      'assistant:get_weather',
-      'tool',
-      'assistant',
-      'user',
-      'assistant:get_weather',
-      'tool',
-      'assistant',
-    ]);
+    expect(shape(run.log)).toEqual(TWO_WEATHER_RUNS);
     expect(texts(run.log)).toEqual(['Umbrella in Lisbon?', 'And tomorrow?']);
     expect(run.requests[0]).toEqual([{ role: 'user', content: '[redacted]' }]);
     expect(run.violations).toBe(run.checks);
@@ -178,16 +162,7 @@ describe('callModelInputFilter', () => {
     );
     expect(await total(VIOLATION_METRIC)).toBeGreaterThan(before);
     // What the run did is still appended, in the run's order.
-    expect(shape(session.log.deriveMessages())).toEqual([
-      'user',
-      'assistant:get_weather',
-      'tool',
-      'assistant',
-      'user',
-      'assistant:get_weather',
-      'tool',
-      'assistant',
-    ]);
+    expect(shape(session.log.deriveMessages())).toEqual(TWO_WEATHER_RUNS);
   });
 
   it('a streamed run with a trusted filter is recorded in order too, in strict mode', async () => {
@@ -283,16 +258,7 @@ describe('a callModelInputFilter is a request builder: what it sends is checked'
       });
       expect(added).toEqual({ [`${kind}/bound`]: 1 });
       // The log is the run's own history, not the filter's.
-      expect(shape(run!.log)).toEqual([
-        'user',
-        'assistant:get_weather',
-        'tool',
-        'assistant',
-        'user',
-        'assistant:get_weather',
-        'tool',
-        'assistant',
-      ]);
+      expect(shape(run!.log)).toEqual(TWO_WEATHER_RUNS);
     });
 
     it(`a filter that ${name}: reported once, ${kind}, against the implicit log`, async () => {
