@@ -100,7 +100,7 @@ describe('verify: modes', () => {
     expect(otel.spans.getFinishedSpans()[0]!.events.map((e) => e.name)).toEqual([VIOLATION_EVENT]);
     expect(await otel.points(VIOLATION_METRIC)).toMatchObject([{ value: 1 }]);
     expect(warn).toHaveBeenCalledTimes(1);
-    expect(warn.mock.calls[0]![0]).toMatch(/extra_message at index 5/);
+    expect(warn.mock.calls[0]![0]).toMatch(/extra_message: .* at position 5 \(0-based/);
     expect(warn.mock.calls[0]![0]).not.toMatch(/secret prompt text/);
   });
 

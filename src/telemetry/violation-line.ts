@@ -35,7 +35,7 @@ export function explainViolation(violation: ViolationDetails, log: LogKind): str
       return `invalid_request: the request could not be read as a list of messages (${violation.reason})`;
     default: {
       const position =
-        `at position ${violation.index} (0-based, not counting a leading system message ${against} has no counterpart for; ` +
+        `at position ${violation.index} (0-based, after any leading system message ${against} lacks; ` +
         `request ${violation.requestLength} messages, ${against} ${violation.logLength})`;
       const differs = violation.differs?.length ? `; the ${violation.differs.join(', ')} differ` : '';
       if (violation.kind === 'missing_message') {
@@ -92,23 +92,31 @@ export function violationLine(violation: ViolationDetails, context: LineContext)
   return line;
 }
 
-/** `a tool result (tool(call_1, name get_weather))`, or `3 messages, the first tool(...)`. */
+/** `a tool result (call id call_1, name get_weather)`, or `3 messages, the first tool(call id call_1, ...)`. */
 function what(sketches: readonly MessageSketch[], count: number): string {
   const first = sketches[0];
   if (first === undefined) return count === 1 ? 'a message' : `${count} messages`;
   if (count > 1) return `${count} messages, the first ${label(first)},`;
-  return `${NOUN[first.role] ?? 'a message'} (${label(first)})`;
+  const noun = NOUN[first.role];
+  if (noun === undefined) return `a message (${label(first)})`;
+  const ids = identifiers(first);
+  return ids === '' ? noun : `${noun} (${ids})`;
 }
 
 const NOUN: Readonly<Record<string, string>> = { tool: 'a tool result', assistant: 'a model reply', user: 'a user message' };
 
-/** `tool(call_1, name get_weather)`: the role and tool identifiers, never content or participant names. */
+/** `tool(call id call_1, name get_weather)`: the role and tool identifiers, never content or participant names. */
 function label(s: MessageSketch): string {
-  if (!('preview' in s)) return s.role;
+  const ids = identifiers(s);
+  return ids === '' ? s.role : `${s.role}(${ids})`;
+}
+
+/** `call id call_1, name get_weather`, `2 tool calls`, or `''`. */
+function identifiers(s: MessageSketch): string {
+  if (!('preview' in s)) return '';
   const toolName = s.role === 'tool' ? (s.name === null ? 'no name' : `name ${s.name}`) : null;
   const ids = [s.toolCallId === null ? null : `call id ${s.toolCallId}`, toolName, s.toolCalls > 0 ? `${s.toolCalls} tool calls` : null];
-  const shown = ids.filter((x) => x !== null);
-  return shown.length === 0 ? s.role : `${s.role}(${shown.join(', ')})`;
+  return ids.filter((x) => x !== null).join(', ');
 }
 
 function previewOf(sketch: MessageSketch): string | null {
