@@ -113,6 +113,37 @@ describe('gen_ai.conversation.id of a bound session', () => {
   });
 });
 
+describe('gen_ai.conversation.id of the implicit log', () => {
+  /** A conversation of three turns, then two requests that each drop a message it already had. */
+  async function conversationWithTwoDrops(topic: string) {
+    type Msg = { role: 'user' | 'assistant'; content: string };
+    const send = async (messages: Msg[]): Promise<Msg> => {
+      const reply = (await client().chat.completions.create({ model: 'gpt-test', messages })).choices[0]!.message;
+      return { role: 'assistant', content: reply.content ?? '' };
+    };
+    const u1: Msg = { role: 'user', content: `${topic} one` };
+    const u2: Msg = { role: 'user', content: `${topic} two` };
+    const u3: Msg = { role: 'user', content: `${topic} three` };
+    const r1 = await send([u1]);
+    const r2 = await send([u1, r1, u2]);
+    await send([u1, u2]); // drops r1
+    const r3 = await send([u1, r1, u2, r2, u3]);
+    await send([u1, r1, u3, r3]); // drops u2 and r2
+  }
+
+  it('is the same for every violation in one conversation, another for another conversation, and never text', async () => {
+    await conversationWithTwoDrops('SECRET-A');
+    await conversationWithTwoDrops('SECRET-B');
+    const ids = violationEvents().map(({ event }) => String(event.attributes?.['gen_ai.conversation.id']));
+    expect(ids).toHaveLength(4);
+    expect(ids[1]).toBe(ids[0]);
+    expect(ids[3]).toBe(ids[2]);
+    expect(ids[2]).not.toBe(ids[0]);
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f-]{36}\.\d+$/);
+    expect(violationEvents().map(({ event }) => event.attributes?.['nous.session.invariant.log'])).toEqual(Array(4).fill('implicit'));
+  });
+});
+
 describe('previews: the redact hook and the preview length', () => {
   it('pass every preview through redact, then cut it to previewLength, on the event and the line', async () => {
     suite.env.instrumentation.setConfig({
