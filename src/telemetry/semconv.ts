@@ -115,33 +115,22 @@ export const ATTR_EVICTION_REASON = 'nous.session.invariant.eviction.reason';
 // OpenTelemetry GenAI semantic conventions.
 /**
  * GenAI convention: the agent's name, from the call option, the bound session
- * or the config (docs/behaviour.md §5.5). On the violation and checks counters
- * when known.
+ * or the config (docs/behaviour.md §5.5). When known, on the violation and
+ * checks counters, the span event, the log event and the package's own span.
  */
 export const ATTR_GEN_AI_AGENT_NAME = 'gen_ai.agent.name';
 /**
  * GenAI convention: the provider (`openai`, `anthropic`, ...). On the violation
- * and checks counters when known, and on the `chat {model}` span the package
- * starts when a violation has no span to go on (docs/behaviour.md §6.1, §6.2).
+ * and checks counters when known, and on the `nous.session.invariant check`
+ * span the package starts when a violation has no span to go on
+ * (docs/behaviour.md §6.1, §6.2).
  */
 export const ATTR_GEN_AI_PROVIDER_NAME = 'gen_ai.provider.name';
 /**
- * GenAI convention: the operation. Set to `chat` on the span the package starts
- * for a violation that has no span of its own (docs/behaviour.md §6.1).
- */
-export const ATTR_GEN_AI_OPERATION_NAME = 'gen_ai.operation.name';
-/**
- * GenAI convention: the requested model, on the span the package starts for a
- * violation with no span of its own; that span is named `chat {model}` after
- * it.
+ * GenAI convention: the requested model, on the `nous.session.invariant check`
+ * span the package starts for a violation with no span of its own.
  */
 export const ATTR_GEN_AI_REQUEST_MODEL = 'gen_ai.request.model';
-/**
- * The GenAI operation name of a chat request: the value of
- * `gen_ai.operation.name` on a span the package starts, and the first word of
- * that span's name, as the conventions name client spans.
- */
-export const GEN_AI_OPERATION_CHAT = 'chat';
 
 /**
  * GenAI convention: the conversation a request belongs to. On the span event,
