@@ -99,16 +99,15 @@ export function actOnCheck(result: CheckResult, reaction: CheckReaction): Violat
   const recordedMode: Mode = reaction.mode === 'strict' && !throws ? 'warn' : reaction.mode;
   const violation = result.ok ? undefined : result.violation;
   // What may leave the process: previews only with content capture on, and then through the app's policy.
-  let shown = violation;
+  let shown = violation === undefined ? undefined : withoutPreviews(violation);
   try {
     const context = { ...reaction, mode: recordedMode };
     recordCheck(context);
-    if (violation !== undefined) {
-      shown = reaction.captureContent
-        ? applyPreviewPolicy(violation, reaction.previews ?? {}, (error) =>
-            reportInternalError('the redact hook', error, reaction.instruments),
-          )
-        : withoutPreviews(violation);
+    if (violation !== undefined && shown !== undefined) {
+      if (reaction.captureContent)
+        shown = applyPreviewPolicy(violation, reaction.previews ?? {}, (error) =>
+          reportInternalError('the redact hook', error, reaction.instruments),
+        );
       const span = reaction.span ?? trace.getActiveSpan();
       const owned = span === undefined ? reaction.spanForViolation?.(reaction) : undefined;
       const target = owned?.span ?? span;
