@@ -1,6 +1,7 @@
 // `verify`: the check plus its side effects, according to the mode.
 
 import { trace, type Span } from '@opentelemetry/api';
+import { conversationIdOf } from '../log/conversation-id';
 import type { SessionLog } from '../log/session-log';
 import { reportInternalError } from '../telemetry/internal-error';
 import type { InvariantInstruments } from '../telemetry/instruments';
@@ -32,7 +33,7 @@ export interface VerifyOptions {
   captureContent?: boolean;
   /** The span of the model request (default: the active span). */
   span?: Span;
-  /** Recorded as `gen_ai.conversation.id` on the span event and the log event (never on the counters). */
+  /** Recorded as `gen_ai.conversation.id` on the span event and the log event (never on the counters); default: the log's own random id. */
   conversationId?: string;
 }
 
@@ -59,7 +60,7 @@ export function verify(log: SessionLog | undefined, request: readonly Message[],
     log: 'bound',
     agentName: options.agentName,
     provider: options.provider,
-    conversationId: options.conversationId,
+    conversationId: options.conversationId ?? conversationIdOf(log),
     captureContent: options.captureContent ?? captureContentFromEnv(),
     span: options.span,
     mayThrow: true,
