@@ -168,6 +168,24 @@ describe('check: the cases of docs/behaviour.md §3.7', () => {
   });
 });
 
+describe('check: an empty assistant part list (docs/behaviour.md §4.1 rule 4)', () => {
+  it("a tool-call turn logged with null content and re-sent with content: [] passes (LangChain's ChatOpenAI re-sending a Claude turn)", () => {
+    const log = new SessionLog();
+    appendMessage(log, { role: 'user', content: 'weather?' });
+    appendMessage(log, { role: 'assistant', content: null, toolCalls: [{ id: 'c1', name: 'weather', arguments: '{}' }] });
+    appendMessage(log, { role: 'tool', content: 'rain', toolCallId: 'c1', name: 'weather' });
+    const request = fromOpenAIChat([
+      { role: 'user', content: 'weather?' },
+      { role: 'assistant', content: [], tool_calls: [{ id: 'c1', type: 'function', function: { name: 'weather', arguments: '{}' } }] },
+      { role: 'tool', tool_call_id: 'c1', content: 'rain' },
+    ] as never);
+    expect(check(log, request)).toEqual({ ok: true });
+    // Still a difference: the turn re-sent with text it never had.
+    request[1] = { ...request[1]!, content: [{ type: 'text', text: 'I will check.' }] };
+    expect(violationOf(log, request)).toMatchObject({ kind: 'missing_message', index: 1 });
+  });
+});
+
 describe('check: the overlay slot', () => {
   it('excuses exactly one message: index and lengths are measured after it', () => {
     const log = chatLog(['user', 'u1']);

@@ -113,4 +113,23 @@ describe('messagesMatch: what is not a difference (docs/behaviour.md §4)', () =
     );
     expect(messagesMatch({ role: 'user', content: [{ ...marked, text: 'other' }] }, base)).toBe(false);
   });
+
+  it("an assistant message's absent, null, '', [] and one-empty-text-part content are one value (rule 4)", () => {
+    const call = [{ id: 'c1', name: 'f', arguments: '{}' }];
+    const variants: Array<Message['content'] | undefined> = [undefined, null, '', [], [{ type: 'text', text: '' }]];
+    for (const a of variants)
+      for (const b of variants)
+        same(
+          { role: 'assistant', content: a as Message['content'], toolCalls: call },
+          { role: 'assistant', content: b as Message['content'], toolCalls: call },
+        );
+    // Not for other roles: an empty part list is neither null nor "" there.
+    expect(messagesMatch({ role: 'user', content: [] }, { role: 'user', content: null })).toBe(false);
+    expect(messagesMatch({ role: 'user', content: [] }, { role: 'user', content: '' })).toBe(false);
+    expect(fingerprintOf({ role: 'user', content: [] })).not.toBe(fingerprintOf({ role: 'user', content: null }));
+    // And an empty assistant turn still differs from one that said something.
+    expect(messagesMatch({ role: 'assistant', content: [], toolCalls: call }, { role: 'assistant', content: 'x', toolCalls: call })).toBe(
+      false,
+    );
+  });
 });

@@ -153,6 +153,32 @@ describe('properties: equality and fingerprints agree', () => {
     );
   });
 
+  /** Messages whose content is one of the ways of writing "nothing" (absent, null, "", [], one empty text part), in any role. */
+  const emptyishArb: fc.Arbitrary<Message> = fc
+    .record({
+      role: fc.constantFrom('user' as const, 'assistant' as const, 'tool' as const),
+      content: fc.constantFrom<unknown>(undefined, null, '', [], [{ type: 'text', text: '' }], 'x'),
+      toolCalls: fc.option(fc.constantFrom([], [{ id: 'c1', name: 'f', arguments: '{}' }]), { nil: undefined }),
+    })
+    .map(({ role, content, toolCalls }) => {
+      const m: Record<string, unknown> = { role };
+      if (content !== undefined) m.content = content;
+      if (toolCalls !== undefined) m.toolCalls = toolCalls;
+      return m as unknown as Message;
+    });
+
+  it('messagesMatch agrees with fingerprint equality on empty-content variants (docs/behaviour.md §4.1 rule 4)', () => {
+    fc.assert(
+      fc.property(emptyishArb, emptyishArb, (a, b) => {
+        const equal = fingerprintOf(a) === fingerprintOf(b);
+        expect(messagesMatch(a, b)).toBe(equal);
+        expect(messagesMatch(b, a)).toBe(equal);
+        expect(fingerprintOf(a, { ignoreToolResultName: true }) === fingerprintOf(b, { ignoreToolResultName: true })).toBe(equal);
+      }),
+      RUNS,
+    );
+  });
+
   it('a provider re-encoding of a message matches it and keeps its fingerprint', () => {
     fc.assert(
       fc.property(messageArb, fc.boolean(), fc.boolean(), (m, useParts, stringArgs) => {

@@ -20,8 +20,9 @@ type Loose = Record<string, unknown>;
  * - absent and `null` are the same for `toolCallId` and `name`, absent,
  *   `null` and `[]` for `toolCalls`;
  * - tool-call arguments as a JSON string equal the value they parse to;
- * - an assistant message's absent, `null` and `""` content are the same (a
- *   turn with only tool calls; frameworks send `""` where the API said null);
+ * - an assistant message's absent, `null`, `""`, `[]` and one-empty-text-part
+ *   content are the same (a turn with only tool calls; frameworks send `""`
+ *   or `[]` where the API said null);
  * - an assistant message's `name` is not compared (frameworks stamp a
  *   participant name on replies the model sent without one);
  * - absent tool-call arguments equal `{}` (and so `"{}"`);
@@ -69,12 +70,19 @@ export function fieldsDiffering(entry: unknown, folded: Message): FingerprintFie
 }
 
 /**
- * Absent, `null`, `""` or one empty text part: an assistant turn that said
- * nothing besides its tool calls. All four are one value, so the relation
- * stays an equivalence.
+ * Absent, `null`, `""`, an empty part list or one empty text part: an
+ * assistant turn that said nothing besides its tool calls. All five are one
+ * value, so the relation stays an equivalence. (LangChain's `ChatOpenAI`
+ * re-sends a Claude tool-call turn with `content: []`.)
  */
 export function isEmptyContent(content: unknown): boolean {
-  return content === undefined || content === null || content === '' || singleText(content) === '';
+  return (
+    content === undefined ||
+    content === null ||
+    content === '' ||
+    (Array.isArray(content) && content.length === 0) ||
+    singleText(content) === ''
+  );
 }
 
 function assistantContentEqual(a: unknown, b: unknown): boolean {

@@ -36,10 +36,21 @@ export interface StoredReplyMessage {
   pieces: ReadonlyArray<{ readonly id: string; readonly callId?: string | undefined }>;
 }
 
+/** What else a seam knows of a reply it reports (see `Reply` in integrations/http/reply-assemblers.ts). */
+export interface ReplyContext {
+  /** The other choices of a request with `n` > 1: replies the model sent as well, any of which the app may continue with. */
+  readonly siblings?: ReadonlyArray<readonly Message[]> | undefined;
+  /** The provider's id for the reply, which a later request may continue from (`previous_response_id`, a thread's `previous_message_id`). */
+  readonly id?: string | undefined;
+}
+
 /** What the seam reports back once the model has answered: its reply, in canonical form. */
 export interface PendingReply {
-  /** The model's reply; `stored`, the reply's messages as items a later request may refer to by id. */
-  reply(messages: readonly Message[], stored?: readonly StoredReplyMessage[]): void;
+  /**
+   * The model's reply; `stored`, the reply's messages as items a later
+   * request may refer to by id; `context`, its sibling choices and its id.
+   */
+  reply(messages: readonly Message[], stored?: readonly StoredReplyMessage[], context?: ReplyContext): void;
 }
 
 const isStrictViolation = (error: unknown): boolean => error instanceof SessionInvariantViolation;
@@ -90,14 +101,22 @@ function checkWith(host: RequestCheckHost, request: ModelRequest, call: CallOpti
   const settings = host.settings();
   const mode = modeInForce(call, session, settings);
   if (mode === 'off') return undefined;
-  if (request.stateful !== undefined) {
-    warnOnce(
-      `stateful:${request.provider}:${request.stateful}`,
-      `requests that use ${request.stateful} keep the conversation on the provider's side; they are not checked`,
-    );
-    return undefined;
-  }
   const log = call.log ?? session?.log;
+  if (request.stateful !== undefined) {
+    // With no bound log, a chain whose start this process saw is followed: what it adds and the reply extend the
+    // conversation, so that a later request re-sending the whole history is checked against it.
+    const followed =
+      log === undefined && request.continues !== undefined
+        ? implicitLogs(settings.implicit, host.instruments)?.continueHeld(request)
+        : undefined;
+    if (followed === undefined) {
+      warnOnce(
+        `stateful:${request.provider}:${request.stateful}`,
+        `requests that use ${request.stateful} keep the conversation on the provider's side; they are not checked`,
+      );
+    }
+    return followed;
+  }
   if (log !== undefined && request.references !== undefined) {
     warnOnce(
       `references:${request.provider}`,

@@ -24,6 +24,13 @@ export interface ModelRequest {
    */
   stateful?: string | undefined;
   /**
+   * On a stateful request, the id of the reply the provider holds that it
+   * continues from (a Responses `previous_response_id`, a thread's
+   * `previous_message_id`); `messages` are then what it adds. The implicit
+   * log follows such a chain when it saw the reply that id names.
+   */
+  continues?: string | undefined;
+  /**
    * Ids of items the request refers to instead of carrying them (Responses
    * `item_reference`, which the AI SDK sends for stored replies). A bound
    * log cannot reconstruct them, so such a request is not checked against

@@ -7,6 +7,7 @@ import type { Message } from '../../src/index';
 import { Conversation } from '../../src/request-path/implicit/conversation';
 import { ConversationStore } from '../../src/request-path/implicit/conversation-store';
 import { implicitHarness } from '../support/implicit-harness';
+import { inFrameworkRun } from '../../src/request-path/run';
 
 const sys = (content = 'You are helpful.'): Message => ({ role: 'system', content });
 const user = (content: string): Message => ({ role: 'user', content });
@@ -67,6 +68,20 @@ describe('implicit log: correct loops stay silent', () => {
     expect(h.send([...shared, user('sub-agent 2: part two')], { run }).violation).toBeUndefined();
   });
 
+  it('n > 1: the app continues with any one of the choices the model sent (each a sibling branch)', () => {
+    for (const k of [0, 1, 2]) {
+      const h = implicitHarness();
+      const run = {};
+      const r1 = [sys(), user('Name a colour')];
+      const choices = [assistant('red'), assistant('green'), assistant('blue')];
+      const sent = h.send(r1, { run });
+      sent.pending!.reply([choices[0]!], undefined, { siblings: [[choices[1]!], [choices[2]!]] });
+      const r2 = [...r1, choices[k]!, user('Why?')];
+      expect(h.turn(r2, assistant('Because.'), { run }).violation, `choice ${k}`).toBeUndefined();
+      expect(h.send([...r2, assistant('Because.'), user('Thanks')], { run }).violation, `choice ${k}, later`).toBeUndefined();
+    }
+  });
+
   it('two unrelated conversations that begin with the same messages', () => {
     const h = implicitHarness();
     const start = [sys(), user('Hi')];
@@ -93,6 +108,21 @@ describe('implicit log: correct loops stay silent', () => {
     const h2 = implicitHarness();
     h2.send(r1);
     expect(h2.send([user('JSON please'), assistant('{"ok":true}'), user('again')]).violation, 'reply not observed').toBeUndefined();
+  });
+
+  it('a tool-call reply the model sent with null content, re-sent with content: [] (LangChain ChatOpenAI, a Claude turn)', () => {
+    const h = implicitHarness();
+    const run = {};
+    const r1 = [sys(), user('Weather in Lisbon?')];
+    const a1 = assistant(null, [['c1', 'weather']]);
+    h.turn(r1, a1, { run });
+    const resent: Message = { ...a1, content: [] };
+    expect(h.send([...r1, resent, tool('c1', 'rain')], { run }).violation).toBeUndefined();
+    // An edited reply is still caught.
+    const h2 = implicitHarness();
+    h2.turn(r1, a1, { run });
+    const edited: Message = { ...a1, content: [{ type: 'text', text: 'Checking.' }] };
+    expect(h2.send([...r1, edited, tool('c1', 'rain')], { run }).violation).toMatchObject({ kind: 'missing_message', index: 2 });
   });
 
   it('a new conversation is accepted as it is, assistant messages in its seed included', () => {
@@ -207,6 +237,22 @@ describe('implicit log: each fault class is caught with its kind', () => {
     });
   });
 
+  it('n > 1: the reply dropped, or a choice edited, is missing_message', () => {
+    const run = {};
+    const r1 = [sys(), user('Name a colour')];
+    const reply = (h: ReturnType<typeof implicitHarness>) =>
+      h.send(r1, { run }).pending!.reply([assistant('red')], undefined, { siblings: [[assistant('green')]] });
+    const h = implicitHarness();
+    reply(h);
+    expect(h.send([...r1, user('Why?')], { run }).violation).toMatchObject({ kind: 'missing_message', index: 2 });
+    const h2 = implicitHarness();
+    reply(h2);
+    expect(h2.send([...r1, assistant('green, or rather mauve'), user('Why?')], { run }).violation).toMatchObject({
+      kind: 'missing_message',
+      index: 2,
+    });
+  });
+
   it('edit the reply the model sent, within one run', () => {
     const h = implicitHarness();
     const run = {};
@@ -226,6 +272,63 @@ describe('implicit log: each fault class is caught with its kind', () => {
     const dropped = [...turns.slice(0, 3), ...turns.slice(5), user('question 4')];
     expect(h.turn(dropped, assistant('fine')).violation).toBeDefined();
     expect(h.send([...dropped, assistant('fine'), user('next')]).violation).toBeUndefined();
+  });
+});
+
+describe('implicit log: turns the provider holds (previous_response_id, a thread continued), then a full re-send', () => {
+  /** A stateful request continuing from the reply `id`, adding `messages`; the reply to it, with its own id. */
+  const continueFrom = (h: ReturnType<typeof implicitHarness>, id: string, messages: Message[], reply?: Message, replyId?: string) => {
+    const pending = h.logs.continueHeld({ provider: 'test', model: 'm', messages, stateful: 'previous_response_id', continues: id });
+    if (reply) pending?.reply([reply], undefined, replyId ? { id: replyId } : undefined);
+    return pending;
+  };
+  /** r1 sent in full, then two turns continued on the provider's side; the history the model has seen. */
+  function chain(h: ReturnType<typeof implicitHarness>, run: object) {
+    const r1 = [sys(), user('Weather in Lisbon?')];
+    const a1 = assistant(null, [['c1', 'weather']]);
+    inRun(run, () => h.send(r1, { run }).pending!.reply([a1], undefined, { id: 'resp_1' }));
+    const a2 = assistant('It rains.');
+    expect(inRun(run, () => continueFrom(h, 'resp_1', [tool('c1', 'rain')], a2, 'resp_2'))).toBeDefined();
+    const a3 = assistant('Dry.');
+    expect(inRun(run, () => continueFrom(h, 'resp_2', [user('And tomorrow?')], a3, 'resp_3'))).toBeDefined();
+    return [...r1, a1, tool('c1', 'rain'), a2, user('And tomorrow?'), a3];
+  }
+  const inRun = <T>(run: object, fn: () => T): T => inFrameworkRun(run, fn);
+
+  it('a full re-send of a chain that started here is a continuation, and so is a further turn on it', () => {
+    const h = implicitHarness();
+    const run = {};
+    const history = chain(h, run);
+    expect(h.turn([...history, user('Thanks')], assistant('Welcome.'), { run }).violation).toBeUndefined();
+    expect(h.send([...history, user('Thanks'), assistant('Welcome.'), user('Bye')], { run }).violation).toBeUndefined();
+  });
+
+  it('a re-send that drops or edits what the provider held is caught', () => {
+    const run = {};
+    const h = implicitHarness();
+    const history = chain(h, run);
+    const dropped = [...history.slice(0, 4), ...history.slice(5), user('Thanks')]; // a2 left out
+    expect(h.send(dropped, { run }).violation).toMatchObject({ kind: 'missing_message', index: 4 });
+    const h2 = implicitHarness();
+    const history2 = chain(h2, run);
+    const edited = [...history2.slice(0, -1), assistant('Dry, and I promise sun.'), user('Thanks')];
+    expect(h2.send(edited, { run }).violation).toMatchObject({ kind: 'missing_message', index: 6 });
+    const h3 = implicitHarness();
+    const history3 = chain(h3, run);
+    const userDropped = [...history3.slice(0, 5), ...history3.slice(6), user('Thanks')]; // the user turn the provider held left out
+    expect(h3.send(userDropped, { run }).violation).toMatchObject({ kind: 'missing_message', index: 5 });
+  });
+
+  it('a continuation from an earlier reply branches there; a chain whose start was never seen is not followed', () => {
+    const h = implicitHarness();
+    const run = {};
+    const history = chain(h, run);
+    // Continue from resp_2 again (a second branch of the stored conversation), then re-send that branch in full.
+    inRun(run, () => continueFrom(h, 'resp_2', [user('And in Porto?')], assistant('Sunny.'), 'resp_4'));
+    const branch = [...history.slice(0, 5), user('And in Porto?'), assistant('Sunny.'), user('Thanks')];
+    expect(h.send(branch, { run }).violation).toBeUndefined();
+    expect(h.send([...history, user('Thanks')], { run }).violation).toBeUndefined();
+    expect(continueFrom(h, 'resp_unknown', [user('hi')])).toBeUndefined();
   });
 });
 

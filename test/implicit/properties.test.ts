@@ -97,6 +97,146 @@ describe('implicit log properties', () => {
   });
 });
 
+/**
+ * Plays the turns as a correct loop that asks for several choices (`n` > 1)
+ * would: each reply comes with `alternatives[i]` sibling choices, and the app
+ * continues with choice `picks[i]` (0 is the reply with its tool results,
+ * any other a plain-text sibling).
+ */
+function playChoices(turns: readonly Turn[], alternatives: readonly number[], picks: readonly number[], h = implicitHarness()) {
+  let history: Message[] = [];
+  const reported = [];
+  for (const [i, turn] of turns.entries()) {
+    const request: Message[] = [{ role: 'system', content: `prompt, request ${i}` }, ...history.slice(1), ...turn.input];
+    const sent = h.send(request);
+    reported.push(sent.violation);
+    const siblings = Array.from({ length: alternatives[i]! }, (_, c): Message[] => [{ role: 'assistant', content: `alt ${i}.${c + 1}` }]);
+    sent.pending?.reply([turn.reply], undefined, { siblings });
+    const pick = picks[i]! % (siblings.length + 1);
+    history = pick === 0 ? [...request, turn.reply, ...turn.results] : [...request, siblings[pick - 1]![0]!];
+  }
+  return { h, reported, history };
+}
+
+const choicesArb = conversationArb.chain((turns) =>
+  fc.record({
+    turns: fc.constant(turns),
+    alternatives: fc.array(fc.integer({ min: 0, max: 3 }), { minLength: turns.length, maxLength: turns.length }),
+    picks: fc.array(fc.nat({ max: 3 }), { minLength: turns.length, maxLength: turns.length }),
+  }),
+);
+
+describe('implicit log properties: several choices per request (n > 1)', () => {
+  it('continuing with any one of the choices the model sent is silent', () => {
+    fc.assert(
+      fc.property(choicesArb, ({ turns, alternatives, picks }) => {
+        const { reported, h, history } = playChoices(turns, alternatives, picks);
+        expect(reported.every((v) => v === undefined)).toBe(true);
+        expect(h.send([...history, { role: 'user', content: 'one more' }]).violation).toBeUndefined();
+      }),
+      RUNS,
+    );
+  });
+
+  it('any single drop, duplicate, swap or rewrite inside the continued choice is reported with its kind', () => {
+    const arb = choicesArb.chain((played) => {
+      const { history } = playChoices(played.turns, played.alternatives, played.picks);
+      const lastTurn = played.turns.at(-1)!;
+      const lastPick = played.picks.at(-1)! % (played.alternatives.at(-1)! + 1);
+      const known = history.length - (lastPick === 0 ? lastTurn.results.length : 0);
+      return fc.record({
+        played: fc.constant(played),
+        at: fc.integer({ min: 2, max: known - 2 }),
+        kind: fc.constantFrom('drop', 'duplicate', 'swap', 'rewrite' as const),
+      });
+    });
+    fc.assert(
+      fc.property(arb, ({ played, at, kind }) => {
+        const { h, history } = playChoices(played.turns, played.alternatives, played.picks);
+        const expected = mutate([...history, { role: 'user', content: 'next question' }], at, kind);
+        expect(h.send(expected.request).violation?.kind, `${kind} at ${at}`).toBe(expected.kind);
+      }),
+      RUNS,
+    );
+  });
+});
+
+/**
+ * Plays the turns as a loop whose provider holds the conversation: from the
+ * second turn on, where `held[i]`, the request continues the previous reply
+ * by id (`previous_response_id`, a thread continued) with only what is new;
+ * elsewhere it sends the whole history. Every reply carries an id.
+ */
+function playHeld(turns: readonly Turn[], held: readonly boolean[], h = implicitHarness()) {
+  let history: Message[] = [];
+  let previous: string | undefined;
+  const reported = [];
+  for (const [i, turn] of turns.entries()) {
+    const request: Message[] = [{ role: 'system', content: `prompt, request ${i}` }, ...history.slice(1), ...turn.input];
+    const id = `resp_${i}`;
+    if (held[i] && previous !== undefined) {
+      const added = [...history.slice(history.length - turns[i - 1]!.results.length), ...turn.input];
+      const pending = h.logs.continueHeld({
+        provider: 'test',
+        model: 'm',
+        messages: added,
+        stateful: 'previous_response_id',
+        continues: previous,
+      });
+      expect(pending, `turn ${i} continues ${previous}`).toBeDefined();
+      pending?.reply([turn.reply], undefined, { id });
+      reported.push(undefined);
+    } else {
+      const sent = h.send(request);
+      reported.push(sent.violation);
+      sent.pending?.reply([turn.reply], undefined, { id });
+    }
+    previous = id;
+    history = [...request, turn.reply, ...turn.results];
+  }
+  return { h, reported, history };
+}
+
+const heldArb = conversationArb.chain((turns) =>
+  fc.record({
+    turns: fc.constant(turns),
+    held: fc.array(fc.boolean(), { minLength: turns.length, maxLength: turns.length }),
+  }),
+);
+
+describe('implicit log properties: turns the provider holds, then the whole history re-sent', () => {
+  it('any mix of held and re-sent turns is silent, and so is a final full re-send', () => {
+    fc.assert(
+      fc.property(heldArb, ({ turns, held }) => {
+        const { reported, h, history } = playHeld(turns, held);
+        expect(reported.every((v) => v === undefined)).toBe(true);
+        expect(h.send([...history, { role: 'user', content: 'one more' }]).violation).toBeUndefined();
+      }),
+      RUNS,
+    );
+  });
+
+  it('any single drop, duplicate, swap or rewrite in a full re-send is reported with its kind', () => {
+    const arb = heldArb.chain((played) => {
+      const { history } = playHeld(played.turns, played.held);
+      const known = history.length - played.turns.at(-1)!.results.length;
+      return fc.record({
+        played: fc.constant(played),
+        at: fc.integer({ min: 2, max: known - 2 }),
+        kind: fc.constantFrom('drop', 'duplicate', 'swap', 'rewrite' as const),
+      });
+    });
+    fc.assert(
+      fc.property(arb, ({ played, at, kind }) => {
+        const { h, history } = playHeld(played.turns, played.held);
+        const expected = mutate([...history, { role: 'user', content: 'next question' }], at, kind);
+        expect(h.send(expected.request).violation?.kind, `${kind} at ${at}`).toBe(expected.kind);
+      }),
+      RUNS,
+    );
+  });
+});
+
 function mutate(request: Message[], at: number, kind: 'drop' | 'duplicate' | 'swap' | 'rewrite') {
   const copy = request.slice();
   switch (kind) {

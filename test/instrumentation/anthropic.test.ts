@@ -131,3 +131,76 @@ describe('anthropic messages', () => {
     expect((await suite.env.otel.points('nous.session.invariant.checks')).reduce((n, p) => n + p.value, 0)).toBe(before);
   });
 });
+
+describe('anthropic message threads (the server holds the turns), then the whole history re-sent', () => {
+  function inUserSpan<T>(fn: () => Promise<T>): Promise<T> {
+    return trace.getTracer('app').startActiveSpan('agent step', async (span) => {
+      try {
+        return await fn();
+      } finally {
+        span.end();
+      }
+    });
+  }
+  /** A thread of two turns: the first creates it with the whole history, the second continues it with what is new. */
+  async function twoTurns(topic: string) {
+    const thread = client().beta.messages.thread({ model: 'claude-test', max_tokens: 64, system: 'You are brief.' });
+    await thread.send({ role: 'user', content: `Hello (${topic})` });
+    await thread.send({ role: 'user', content: 'How are you?' });
+    expect(suite.server.received.at(-1)!.body.thread).toMatchObject({ type: 'continue' });
+    return thread;
+  }
+
+  it('thread.fork() sends the whole history under a new thread: a continuation, silent', async () => {
+    const before = await violationCount();
+    await inUserSpan(async () => {
+      const thread = await twoTurns('fork');
+      const fork = thread.fork();
+      await fork.send({ role: 'user', content: 'And tomorrow?' });
+      const sent = suite.server.received.at(-1)!.body;
+      expect(sent.thread).toEqual({ type: 'create' });
+      expect(sent.messages).toHaveLength(5);
+      await fork.send({ role: 'user', content: 'Thanks' });
+    });
+    expect(await violationCount()).toBe(before);
+  });
+
+  it("the SDK's own replay after thread_not_found re-sends the whole history: a continuation, silent", async () => {
+    const before = await violationCount();
+    await inUserSpan(async () => {
+      const thread = await twoTurns('replay');
+      suite.server.loseThreadNext();
+      await thread.send({ role: 'user', content: 'And tomorrow?' });
+      const [lost, replay] = suite.server.received.slice(-2);
+      expect(lost!.body.thread).toMatchObject({ type: 'continue' });
+      expect(replay!.body.thread).toEqual({ type: 'create' });
+      expect(replay!.body.messages).toHaveLength(5);
+    });
+    expect(await violationCount()).toBe(before);
+  });
+
+  it('a new thread over the history with a reply the server held dropped, or edited, is missing_message, once each', async () => {
+    const before = await violationCount('missing_message');
+    const all = await violationCount();
+    await inUserSpan(async () => {
+      const thread = await twoTurns('dropped');
+      const history = thread.messages;
+      expect(history).toHaveLength(4);
+      const dropped = [...history.slice(0, 3), { role: 'user' as const, content: 'And tomorrow?' }]; // the last reply left out
+      await client().beta.messages.thread({ model: 'claude-test', max_tokens: 64, system: 'You are brief.', messages: dropped }).send();
+    });
+    expect(await violationCount('missing_message')).toBe(before + 1);
+    await inUserSpan(async () => {
+      const thread = await twoTurns('edited');
+      const history = thread.messages;
+      const edited = [
+        ...history.slice(0, 3),
+        { role: 'assistant' as const, content: 'I am a lawyer.' },
+        { role: 'user' as const, content: 'Really?' },
+      ];
+      await client().beta.messages.thread({ model: 'claude-test', max_tokens: 64, system: 'You are brief.', messages: edited }).send();
+    });
+    expect(await violationCount('missing_message')).toBe(before + 2);
+    expect(await violationCount()).toBe(all + 2);
+  });
+});

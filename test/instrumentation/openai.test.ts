@@ -411,6 +411,73 @@ describe('openai chat completions', () => {
   });
 });
 
+describe('openai chat completions with n > 1, against the implicit log', () => {
+  const violationsOf = async (kind?: string) =>
+    (await violationPoints())
+      .filter((p) => kind === undefined || p.attributes['nous.session.invariant.kind'] === kind)
+      .reduce((n, p) => n + p.value, 0);
+  /** A streamed reply read to its end, after which its clone has been read too. */
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
+
+  /** Asks for two choices (JSON or streamed); returns the request sent and the choices' messages. */
+  async function twoChoices(stream: boolean, topic: string) {
+    const r1 = [
+      { role: 'system' as const, content: 'You are brief.' },
+      { role: 'user' as const, content: `Name a colour (${topic}, ${stream ? 'stream' : 'json'})` },
+    ];
+    const choices: Array<{ role: 'assistant'; content: string }> = [];
+    if (stream) {
+      const texts: string[] = [];
+      const events = await client().chat.completions.create({ model: 'gpt-test', n: 2, stream: true, messages: r1 });
+      for await (const chunk of events) for (const c of chunk.choices) texts[c.index] = (texts[c.index] ?? '') + (c.delta.content ?? '');
+      await settle();
+      for (const text of texts) choices.push({ role: 'assistant', content: text });
+    } else {
+      const completion = await client().chat.completions.create({ model: 'gpt-test', n: 2, messages: r1 });
+      for (const c of completion.choices) choices[c.index] = { role: 'assistant', content: c.message.content! };
+    }
+    expect(choices).toHaveLength(2);
+    expect(choices[0]!.content).not.toBe(choices[1]!.content);
+    return { r1, choices };
+  }
+
+  it.each([
+    [false, 0],
+    [false, 1],
+    [true, 0],
+    [true, 1],
+  ])('stream %s: continuing with choice %i of two is a continuation, silent', async (stream, k) => {
+    const before = await violationsOf();
+    await inUserSpan(async () => {
+      const { r1, choices } = await twoChoices(stream, `continue ${k}`);
+      const r2 = [...r1, choices[k]!, { role: 'user' as const, content: 'Why that one?' }];
+      const second = await client().chat.completions.create({ model: 'gpt-test', messages: r2 });
+      await client().chat.completions.create({
+        model: 'gpt-test',
+        messages: [...r2, second.choices[0]!.message, { role: 'user' as const, content: 'Thanks' }],
+      });
+    });
+    expect(await violationsOf()).toBe(before);
+  });
+
+  it.each([false, true])('stream %s: the chosen reply dropped, or edited, is still missing_message, once', async (stream) => {
+    const before = await violationsOf('missing_message');
+    const all = await violationsOf();
+    await inUserSpan(async () => {
+      const { r1 } = await twoChoices(stream, 'dropped');
+      await client().chat.completions.create({ model: 'gpt-test', messages: [...r1, { role: 'user', content: 'Why that one?' }] });
+    });
+    expect(await violationsOf('missing_message')).toBe(before + 1);
+    await inUserSpan(async () => {
+      const { r1, choices } = await twoChoices(stream, 'edited');
+      const edited = { ...choices[1]!, content: `${choices[1]!.content}, or rather mauve` };
+      await client().chat.completions.create({ model: 'gpt-test', messages: [...r1, edited, { role: 'user', content: 'Why?' }] });
+    });
+    expect(await violationsOf('missing_message')).toBe(before + 2);
+    expect(await violationsOf()).toBe(all + 2);
+  });
+});
+
 describe('openai responses', () => {
   it('instructions are the overlay slot; input items reconstruct the fold', async () => {
     const log = weatherLog();
@@ -459,6 +526,76 @@ describe('openai responses', () => {
     await withSession(log, () => client().responses.create({ model: 'gpt-test', input: 'hello' }));
     expect((await violationPoints()).reduce((n, p) => n + p.value, 0)).toBe(before);
   });
+});
+
+describe('openai responses chained with previous_response_id, then the whole history re-sent', () => {
+  const violationsOf = async (kind?: string) =>
+    (await violationPoints())
+      .filter((p) => kind === undefined || p.attributes['nous.session.invariant.kind'] === kind)
+      .reduce((n, p) => n + p.value, 0);
+  type Item = Record<string, unknown>;
+
+  /** Three turns: the first sends its input in full, the next two only what is new, chained by response id. */
+  async function chained(topic: string, stream: boolean) {
+    const create = async (body: Record<string, unknown>) => {
+      if (!stream) return client().responses.create({ model: 'gpt-test', ...body } as never);
+      let done: { id: string; output: unknown[] } | undefined;
+      type Event = { type: string; response?: { id: string; output: unknown[] } };
+      const events = (await client().responses.create({ model: 'gpt-test', stream: true, ...body } as never)) as unknown;
+      for await (const event of events as AsyncIterable<Event>) if (event.type === 'response.completed') done = event.response;
+      await new Promise((resolve) => setTimeout(resolve, 50)); // the clone the reply is read from
+      return done!;
+    };
+    const history: Item[] = [{ role: 'user', content: `Hello (${topic}, ${stream ? 'stream' : 'json'})` }];
+    let response = (await create({ instructions: 'Be brief.', input: history })) as { id: string; output: Item[] };
+    history.push(...response.output);
+    for (const question of ['How are you?', 'And tomorrow?']) {
+      const added = [{ role: 'user', content: question }];
+      response = (await create({ instructions: 'Be brief.', previous_response_id: response.id, input: added })) as typeof response;
+      history.push(...added, ...response.output);
+    }
+    return history;
+  }
+
+  it.each([false, true])('stream %s: a full re-send (the response id lost) is a continuation, silent', async (stream) => {
+    const before = await violationsOf();
+    await inUserSpan(async () => {
+      const history = await chained('re-send', stream);
+      expect(history).toHaveLength(6);
+      const response = await client().responses.create({
+        model: 'gpt-test',
+        instructions: 'Be brief.',
+        input: [...history, { role: 'user', content: 'Thanks' }] as never,
+      });
+      await client().responses.create({
+        model: 'gpt-test',
+        instructions: 'Be brief.',
+        input: [...history, { role: 'user', content: 'Thanks' }, ...response.output, { role: 'user', content: 'Bye' }] as never,
+      });
+    });
+    expect(await violationsOf()).toBe(before);
+  });
+
+  it.each([false, true])(
+    'stream %s: a full re-send with a held reply dropped, or edited, is missing_message, once each',
+    async (stream) => {
+      const before = await violationsOf('missing_message');
+      const all = await violationsOf();
+      await inUserSpan(async () => {
+        const history = await chained('dropped', stream);
+        const dropped = [...history.slice(0, 3), ...history.slice(4), { role: 'user', content: 'Thanks' }]; // the second reply
+        await client().responses.create({ model: 'gpt-test', instructions: 'Be brief.', input: dropped as never });
+      });
+      expect(await violationsOf('missing_message')).toBe(before + 1);
+      await inUserSpan(async () => {
+        const history = await chained('edited', stream);
+        const edited = [...history.slice(0, 5), { role: 'assistant', content: 'I promise a refund.' }, { role: 'user', content: 'Thanks' }];
+        await client().responses.create({ model: 'gpt-test', instructions: 'Be brief.', input: edited as never });
+      });
+      expect(await violationsOf('missing_message')).toBe(before + 2);
+      expect(await violationsOf()).toBe(all + 2);
+    },
+  );
 });
 
 describe('enable and disable', () => {

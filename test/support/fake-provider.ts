@@ -21,6 +21,8 @@ export interface FakeProvider {
   callToolNext(name: string, args: Record<string, unknown>): void;
   /** Streams asked for with model `ENDLESS_MODEL`: the number still being written, and the number the client closed. */
   endless: { open: number; closed: number };
+  /** Answer the next Anthropic request that continues a thread with 404 `thread_not_found` (the SDK then replays the whole history). */
+  loseThreadNext(): void;
   close(): Promise<void>;
 }
 
@@ -39,6 +41,9 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
   let toolCall: { name: string; args: Record<string, unknown> } | undefined;
   let counter = 0;
   const endless = { open: 0, closed: 0 };
+  let loseThread = false;
+  /** Ids of the Responses this provider answered: `previous_response_id` must name one of them. */
+  const responseIds = new Set<string>();
 
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -67,10 +72,29 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
         return body.stream ? chatStream(res, id, body, call) : json(res, 200, chatCompletion(id, body, call));
       }
       if (path === '/v1/responses') {
+        const previous = body.previous_response_id;
+        if (typeof previous === 'string' && !responseIds.has(previous)) {
+          return json(res, 400, {
+            error: {
+              message: `Previous response with id '${previous}' not found.`,
+              type: 'invalid_request_error',
+              code: 'previous_response_not_found',
+            },
+          });
+        }
+        responseIds.add(`resp_${id}`);
         const preamble = options.responsesPreamble === true;
         return body.stream ? responseStream(res, id, body, preamble) : json(res, 200, response(id, body, preamble));
       }
       if (path === '/v1/messages') {
+        const thread = body.thread as { type?: string } | undefined;
+        if (loseThread && thread?.type === 'continue') {
+          loseThread = false;
+          return json(res, 404, {
+            type: 'error',
+            error: { type: 'not_found_error', message: 'No usable Thread state was found.', details: { error_code: 'thread_not_found' } },
+          });
+        }
         // With tools offered and a user's own message last (not tool results), call the first tool.
         const last = ((body.messages ?? []) as Array<{ role: string; content: unknown }>).at(-1);
         const tools = (body.tools ?? []) as Array<{ name?: string }>;
@@ -97,6 +121,9 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
       toolCall = { name, args };
     },
     endless,
+    loseThreadNext: () => {
+      loseThread = true;
+    },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
@@ -135,20 +162,40 @@ function json(res: ServerResponse, status: number, payload: unknown): void {
   res.end(JSON.stringify(payload));
 }
 
+/** How many choices a Chat Completions request asks for (`n`, default 1). */
+function choiceCount(body: Record<string, unknown>): number {
+  return typeof body.n === 'number' && body.n > 1 ? Math.min(body.n, 8) : 1;
+}
+
+/** Choice `index`'s text: `answer <id>` for the first, `answer <id>.<index>` for the others (`n` > 1). */
+function choiceText(id: number, index: number): string {
+  return index === 0 ? `answer ${id}` : `answer ${id}.${index}`;
+}
+
+/** Choice `index`'s call id: each choice of `n` > 1 calls the tool under an id of its own. */
+function choiceCallId(id: number, index: number): string {
+  return index === 0 ? `call_${id}` : `call_${id}_${index}`;
+}
+
 function chatCompletion(id: number, body: Record<string, unknown>, call?: { name: string; args: unknown }) {
-  const message = call
-    ? {
-        role: 'assistant',
-        content: null,
-        tool_calls: [{ id: `call_${id}`, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.args) } }],
-      }
-    : { role: 'assistant', content: `answer ${id}` };
+  const choices = Array.from({ length: choiceCount(body) }, (_, index) => {
+    const message = call
+      ? {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { id: choiceCallId(id, index), type: 'function', function: { name: call.name, arguments: JSON.stringify(call.args) } },
+          ],
+        }
+      : { role: 'assistant', content: choiceText(id, index) };
+    return { index, message, finish_reason: call ? 'tool_calls' : 'stop', logprobs: null };
+  });
   return {
     id: `chatcmpl-${id}`,
     object: 'chat.completion',
     created: 1_700_000_000,
     model: body.model,
-    choices: [{ index: 0, message, finish_reason: call ? 'tool_calls' : 'stop', logprobs: null }],
+    choices,
     usage: { prompt_tokens: 10, completion_tokens: 2, total_tokens: 12 },
   };
 }
@@ -156,18 +203,32 @@ function chatCompletion(id: number, body: Record<string, unknown>, call?: { name
 function chatStream(res: ServerResponse, id: number, body: Record<string, unknown>, call?: { name: string; args: unknown }): void {
   res.writeHead(200, { 'content-type': 'text/event-stream' });
   const base = { id: `chatcmpl-${id}`, object: 'chat.completion.chunk', created: 1_700_000_000, model: body.model };
-  const deltas = call
-    ? [
-        {
-          role: 'assistant',
-          tool_calls: [
-            { index: 0, id: `call_${id}`, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.args) } },
-          ],
-        },
-      ]
-    : [{ role: 'assistant', content: 'ans' }, { content: `wer ${id}` }];
-  for (const delta of deltas) res.write(`data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`);
-  res.write(`data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta: {}, finish_reason: call ? 'tool_calls' : 'stop' }] })}\n\n`);
+  const deltasOf = (index: number) =>
+    call
+      ? [
+          {
+            role: 'assistant',
+            tool_calls: [
+              {
+                index: 0,
+                id: choiceCallId(id, index),
+                type: 'function',
+                function: { name: call.name, arguments: JSON.stringify(call.args) },
+              },
+            ],
+          },
+        ]
+      : [{ role: 'assistant', content: 'ans' }, { content: choiceText(id, index).slice(3) }];
+  const indices = Array.from({ length: choiceCount(body) }, (_, index) => index);
+  // With n > 1 the choices' chunks interleave, as the API streams them.
+  for (let step = 0; step < deltasOf(0).length; step++) {
+    for (const index of indices) {
+      const delta = deltasOf(index)[step]!;
+      res.write(`data: ${JSON.stringify({ ...base, choices: [{ index, delta, finish_reason: null }] })}\n\n`);
+    }
+  }
+  for (const index of indices)
+    res.write(`data: ${JSON.stringify({ ...base, choices: [{ index, delta: {}, finish_reason: call ? 'tool_calls' : 'stop' }] })}\n\n`);
   res.end('data: [DONE]\n\n');
 }
 

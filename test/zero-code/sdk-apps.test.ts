@@ -69,6 +69,23 @@ describe.each([
   });
 });
 
+// n > 1: every choice is a reply the model sent; the app continues with the second (docs/behaviour.md §8.4).
+describe.each(['0', '1'])('openai chat completions with two choices, continuing with the second, zero code (stream %s)', (stream) => {
+  const env = { STREAM: stream, CHOICES: '2', PICK: '1' };
+  it.concurrent('a correct tool loop stays silent', async () => {
+    const result = await runApp('openai-chat.cjs', env);
+    expect(result.kinds).toEqual([]);
+    expect(result.checks).toBe(10);
+  });
+
+  it.concurrent.each(stream === '0' ? FAULTS : FAULTS.filter(([fault]) => fault === 'drop-last-reply'))(
+    '%s is reported once as %s',
+    async (fault, kind) => {
+      expect((await runApp('openai-chat.cjs', { ...env, FAULT: fault })).kinds).toEqual([kind]);
+    },
+  );
+});
+
 describe('openai responses, zero code', () => {
   it.concurrent('a correct tool loop re-sending response items stays silent', async () => {
     const result = await runApp('openai-responses.cjs', {});
@@ -81,6 +98,35 @@ describe('openai responses, zero code', () => {
   const responsesFaults = FAULTS.map(([fault, kind]): [string, string] => [fault, fault === 'reorder' ? 'missing_message' : kind]);
   it.concurrent.each(responsesFaults)('%s is reported once as %s', async (fault, kind) => {
     expect((await runApp('openai-responses.cjs', { FAULT: fault })).kinds).toEqual([kind]);
+  });
+});
+
+// Tool loops chained with previous_response_id, each new question re-sending the whole history: the turns the
+// provider held were replies the model sent (docs/behaviour.md §8.5).
+describe('openai responses chained with previous_response_id, then re-sent in full, zero code', () => {
+  it.concurrent('a correct tool loop stays silent; the chained requests are followed, not checked', async () => {
+    const result = await runApp('openai-responses.cjs', { CHAIN: '1' });
+    expect(result.kinds).toEqual([]);
+    expect(result.checks).toBe(5);
+  });
+
+  const responsesFaults = FAULTS.map(([fault, kind]): [string, string] => [fault, fault === 'reorder' ? 'missing_message' : kind]);
+  it.concurrent.each(responsesFaults)('%s is reported once as %s', async (fault, kind) => {
+    expect((await runApp('openai-responses.cjs', { CHAIN: '1', FAULT: fault })).kinds).toEqual([kind]);
+  });
+});
+
+// The same on an Anthropic message thread: the tool loop continues the thread, each new question starts a new thread
+// over the whole history (docs/behaviour.md §8.5).
+describe('anthropic message threads, each question re-sending the whole history under a new thread, zero code', () => {
+  it.concurrent('a correct tool loop stays silent; the continued requests are followed, not checked', async () => {
+    const result = await runApp('anthropic-thread.cjs', {});
+    expect(result.kinds).toEqual([]);
+    expect(result.checks).toBe(5);
+  });
+
+  it.concurrent.each(FAULTS)('%s is reported once as %s', async (fault, kind) => {
+    expect((await runApp('anthropic-thread.cjs', { FAULT: fault })).kinds).toEqual([kind]);
   });
 });
 

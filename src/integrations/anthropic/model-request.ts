@@ -17,14 +17,26 @@ export function anthropicModelRequest(options: RequestOptions | undefined): Mode
 
 /**
  * The model request a POST to `path` with `body` is. A request that
- * continues a thread the server holds (`thread: { type: 'continue', ... }`,
- * as the beta tool runner sends) carries only what is new: it is stateful.
+ * continues a thread the server holds (`thread: { type: 'continue',
+ * previous_message_id }`, as a `client.beta.messages.thread()` and the beta
+ * tool runner send) carries only what is new: it is stateful, and names the
+ * stored reply it continues from.
  */
 export function anthropicBodyRequest(path: string, body: Record<string, unknown>): ModelRequest | undefined {
   if (!/(^|\/)v1\/messages$/.test(path)) return undefined;
   const model = modelOf(body);
   if (isObject(body.thread) && body.thread.type === 'continue') {
-    return { provider: ANTHROPIC_PROVIDER, model, messages: [], stateful: 'a server-held thread (thread.type "continue")' };
+    const previous = body.thread.previous_message_id;
+    // What it adds to the stored reply: its messages (a continue carries no system prompt; the thread keeps it).
+    return {
+      provider: ANTHROPIC_PROVIDER,
+      model,
+      messages: typeof previous === 'string' && Array.isArray(body.messages) ? fromAnthropic({ messages: body.messages }) : [],
+      stateful: 'a server-held thread (thread.type "continue")',
+      ...(typeof previous === 'string' && Array.isArray(body.messages)
+        ? { continues: previous, replyFormat: 'anthropic.messages' as const }
+        : {}),
+    };
   }
   const messages = Array.isArray(body.messages) ? fromAnthropic({ system: body.system, messages: body.messages }) : body.messages;
   return { provider: ANTHROPIC_PROVIDER, model, messages, replyFormat: 'anthropic.messages' };

@@ -45,7 +45,7 @@ function observeCall(fetch: Fetch, thisArg: unknown, args: unknown[]): unknown {
     const observe = (response: unknown): void =>
       contained(
         SEAM.name,
-        () => observeReplyAsRead(response, awaiting.format, (reply) => awaiting.pending.reply(reply.messages, reply.items)),
+        () => observeReplyAsRead(response, awaiting.format, (reply) => awaiting.pending.reply(reply.messages, reply.items, reply)),
         undefined,
       );
     // Only a promise of the engine's own is followed (its `then` has no effects); any other result goes back untouched.

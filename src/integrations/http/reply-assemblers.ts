@@ -9,10 +9,19 @@ import { fromAnthropicReply } from '../anthropic/adapter';
 import { fromOpenAIChat } from '../openai/chat-adapter';
 import { fromOpenAIResponsesOutput } from '../openai/responses-adapter';
 
-/** The model's reply, and its messages as the items the provider stored (a later request may refer to them instead of re-sending them). */
+/**
+ * The model's reply, and its messages as the items the provider stored (a
+ * later request may refer to them instead of re-sending them). `siblings`:
+ * the other choices of a Chat Completions request with `n` > 1, each a reply
+ * the model sent as well. `id`: the id the provider gave the reply (a
+ * Responses `id`, an Anthropic message `id`), which a later request may
+ * continue from (`previous_response_id`, `thread.previous_message_id`).
+ */
 export interface Reply {
   messages: Message[];
   items?: StoredReplyMessage[];
+  siblings?: Message[][];
+  id?: string;
 }
 
 /** Collects a streamed reply event by event; `reply()` once the stream ended. */
@@ -25,15 +34,46 @@ export interface ReplyAssembler {
 export function replyFromBody(format: ReplyFormat, body: unknown): Reply | undefined {
   if (!isObject(body)) return undefined;
   switch (format) {
-    case 'openai.chat': {
-      const choice = Array.isArray(body.choices) ? (body.choices[0] as unknown) : undefined;
-      return isObject(choice) && isObject(choice.message) ? { messages: fromOpenAIChat([choice.message]) } : undefined;
-    }
+    case 'openai.chat':
+      return Array.isArray(body.choices) ? chatReply(body.choices as unknown[]) : undefined;
     case 'openai.responses':
-      return Array.isArray(body.output) ? responsesReply(body.output) : undefined;
+      return Array.isArray(body.output) ? withId(responsesReply(body.output), body.id) : undefined;
     case 'anthropic.messages':
-      return Array.isArray(body.content) ? { messages: fromAnthropicReply(body.content) } : undefined;
+      return Array.isArray(body.content) ? withId({ messages: fromAnthropicReply(body.content) }, body.id) : undefined;
   }
+}
+
+/** Most choices read from one Chat Completions reply (`n` is at most 128). */
+const MAX_CHOICES = 128;
+
+/**
+ * A Chat Completions reply: the choice with index 0 (else the first) is the
+ * reply, the others its siblings. Every choice is a reply the model sent, and
+ * an app may continue with any one of them.
+ */
+function chatReply(choices: readonly unknown[]): Reply | undefined {
+  const byIndex = new Map<number, Message[]>();
+  for (let i = 0; i < choices.length && byIndex.size < MAX_CHOICES; i++) {
+    const choice = choices[i];
+    if (!isObject(choice) || !isObject(choice.message)) continue;
+    const index = typeof choice.index === 'number' ? choice.index : i;
+    if (!byIndex.has(index)) byIndex.set(index, fromOpenAIChat([choice.message]));
+  }
+  return replyOfChoices(byIndex);
+}
+
+/** The reply of choices by index: index 0 (else the lowest) first, the rest in index order as siblings. */
+function replyOfChoices(byIndex: Map<number, Message[]>): Reply | undefined {
+  if (byIndex.size === 0) return undefined;
+  const indices = [...byIndex.keys()].sort((a, b) => a - b);
+  const main = byIndex.has(0) ? 0 : indices[0]!;
+  const siblings = indices.filter((i) => i !== main).map((i) => byIndex.get(i)!);
+  return siblings.length > 0 ? { messages: byIndex.get(main)!, siblings } : { messages: byIndex.get(main)! };
+}
+
+function withId(reply: Reply, id: unknown): Reply {
+  if (typeof id === 'string' && id !== '') reply.id = id;
+  return reply;
 }
 
 /**
@@ -81,54 +121,79 @@ export function replyAssembler(format: ReplyFormat): ReplyAssembler {
   }
 }
 
-/** Chat Completions chunks: choice 0's deltas, text concatenated, tool calls by index. */
+/** One choice of a streamed Chat Completions reply, as its deltas arrive. */
+interface ChoiceState {
+  text: string;
+  sawText: boolean;
+  calls: Array<{ id?: string; name: string; arguments: string }>;
+  done: boolean;
+}
+
+/**
+ * Chat Completions chunks: each choice's deltas (by `index`; `n` > 1 streams
+ * several), text concatenated, tool calls by index. The reply is choice 0's,
+ * once it finished; the other finished choices are its siblings.
+ */
 function chatAssembler(): ReplyAssembler {
-  let text = '';
-  let sawText = false;
-  const calls: Array<{ id?: string; name: string; arguments: string }> = [];
-  let done = false;
+  const choices = new Map<number, ChoiceState>();
   return {
     event(data) {
       if (!isObject(data) || !Array.isArray(data.choices)) return;
-      const choice = data.choices.find((c: unknown) => isObject(c) && (c.index ?? 0) === 0) as unknown;
-      if (!isObject(choice) || !isObject(choice.delta)) return;
-      const delta = choice.delta;
-      if (typeof delta.content === 'string') {
-        text += delta.content;
-        sawText = true;
+      for (const choice of data.choices as unknown[]) {
+        if (!isObject(choice) || !isObject(choice.delta)) continue;
+        const index = typeof choice.index === 'number' ? choice.index : 0;
+        let state = choices.get(index);
+        if (state === undefined) {
+          if (choices.size >= MAX_CHOICES) continue;
+          choices.set(index, (state = { text: '', sawText: false, calls: [], done: false }));
+        }
+        const delta = choice.delta;
+        if (typeof delta.content === 'string') {
+          state.text += delta.content;
+          state.sawText = true;
+        }
+        for (const call of Array.isArray(delta.tool_calls) ? (delta.tool_calls as unknown[]) : []) {
+          if (!isObject(call)) continue;
+          const at = typeof call.index === 'number' ? call.index : state.calls.length;
+          const slot = (state.calls[at] ??= { name: '', arguments: '' });
+          if (typeof call.id === 'string') slot.id = call.id;
+          const fn = isObject(call.function) ? call.function : {};
+          if (typeof fn.name === 'string') slot.name += fn.name;
+          if (typeof fn.arguments === 'string') slot.arguments += fn.arguments;
+        }
+        if (choice.finish_reason != null) state.done = true;
       }
-      for (const call of Array.isArray(delta.tool_calls) ? (delta.tool_calls as unknown[]) : []) {
-        if (!isObject(call)) continue;
-        const index = typeof call.index === 'number' ? call.index : calls.length;
-        const slot = (calls[index] ??= { name: '', arguments: '' });
-        if (typeof call.id === 'string') slot.id = call.id;
-        const fn = isObject(call.function) ? call.function : {};
-        if (typeof fn.name === 'string') slot.name += fn.name;
-        if (typeof fn.arguments === 'string') slot.arguments += fn.arguments;
-      }
-      if (choice.finish_reason != null) done = true;
     },
     reply() {
-      if (!done) return undefined;
-      const message: Record<string, unknown> = { role: 'assistant', content: sawText ? text : null };
-      const toolCalls = calls
-        .filter((c) => c !== undefined)
-        .map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }));
-      if (toolCalls.length > 0) message.tool_calls = toolCalls;
-      return { messages: fromOpenAIChat([message]) };
+      if (choices.get(0)?.done !== true) return undefined;
+      const finished = new Map<number, Message[]>();
+      for (const [index, state] of choices) if (state.done) finished.set(index, fromOpenAIChat([choiceMessage(state)]));
+      return replyOfChoices(finished);
     },
   };
+}
+
+/** A streamed choice as the Chat Completions message it amounts to. */
+function choiceMessage(state: ChoiceState): Record<string, unknown> {
+  const message: Record<string, unknown> = { role: 'assistant', content: state.sawText ? state.text : null };
+  const toolCalls = state.calls
+    .filter((c) => c !== undefined)
+    .map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }));
+  if (toolCalls.length > 0) message.tool_calls = toolCalls;
+  return message;
 }
 
 /** Responses events: the final response's output items. */
 function responsesAssembler(): ReplyAssembler {
   let output: unknown[] | undefined;
+  let id: unknown;
   return {
     event(data) {
       if (!isObject(data) || data.type !== 'response.completed' || !isObject(data.response)) return;
       if (Array.isArray(data.response.output)) output = data.response.output;
+      id = data.response.id;
     },
-    reply: () => (output === undefined ? undefined : responsesReply(output)),
+    reply: () => (output === undefined ? undefined : withId(responsesReply(output), id)),
   };
 }
 
@@ -136,10 +201,13 @@ function responsesAssembler(): ReplyAssembler {
 function anthropicAssembler(): ReplyAssembler {
   const blocks: Array<Record<string, unknown> & { json?: string }> = [];
   let stopped = false;
+  let id: unknown;
   return {
     event(data) {
       if (!isObject(data)) return;
-      if (data.type === 'content_block_start' && typeof data.index === 'number' && isObject(data.content_block)) {
+      if (data.type === 'message_start' && isObject(data.message)) {
+        id = data.message.id;
+      } else if (data.type === 'content_block_start' && typeof data.index === 'number' && isObject(data.content_block)) {
         blocks[data.index] = { ...data.content_block };
       } else if (data.type === 'content_block_delta' && typeof data.index === 'number' && isObject(data.delta)) {
         const block = blocks[data.index];
@@ -158,7 +226,7 @@ function anthropicAssembler(): ReplyAssembler {
       const content = blocks
         .filter((b) => b !== undefined)
         .map(({ json, ...block }) => (json === undefined ? block : { ...block, input: parseOr(json, block.input) }));
-      return { messages: fromAnthropicReply(content) };
+      return withId({ messages: fromAnthropicReply(content) }, id);
     },
   };
 }

@@ -25,7 +25,8 @@ function referencedItems(input: unknown): string[] {
 /**
  * Chat Completions and Responses requests (Azure's deployment paths
  * included). A Responses request with `previous_response_id` or
- * `conversation` keeps its history on the provider: it is stateful.
+ * `conversation` keeps its history on the provider: it is stateful, and one
+ * with `previous_response_id` carries what it adds to the response it names.
  */
 export function openAIModelRequest(options: RequestOptions | undefined): ModelRequest | undefined {
   const post = postBody(options);
@@ -50,10 +51,22 @@ export function openAIBodyRequest(
     return { provider: OPENAI_PROVIDER, model, messages, replyFormat: 'openai.chat' };
   }
   if (path.endsWith('/responses')) {
-    if (body.previous_response_id != null || body.conversation != null) {
-      return { provider: OPENAI_PROVIDER, model, messages: [], stateful: 'previous_response_id or conversation' };
-    }
     const references = referencedItems(body.input);
+    if (body.conversation != null) {
+      return { provider: OPENAI_PROVIDER, model, messages: [], stateful: 'conversation' };
+    }
+    if (body.previous_response_id != null) {
+      // What it adds to the stored response: its input (the instructions are not carried from one response to the next).
+      const previous = body.previous_response_id;
+      return {
+        provider: OPENAI_PROVIDER,
+        model,
+        messages: typeof previous === 'string' ? fromOpenAIResponses({ input: body.input }) : [],
+        stateful: 'previous_response_id',
+        ...(typeof previous === 'string' ? { continues: previous, replyFormat: 'openai.responses' as const } : {}),
+        ...(references.length > 0 ? { references } : {}),
+      };
+    }
     return {
       provider: OPENAI_PROVIDER,
       model,

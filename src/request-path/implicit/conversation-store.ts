@@ -64,6 +64,11 @@ export class ConversationStore {
     return list;
   }
 
+  /** Whether `conversation` is still kept (not evicted). */
+  has(conversation: Conversation): boolean {
+    return this.#recent.has(conversation);
+  }
+
   /** Adds a conversation as the most recently used, then evicts the least recently used while over the cap. */
   add(conversation: Conversation): void {
     this.#recent.add(conversation);

@@ -75,6 +75,14 @@ export class ImplicitLogs {
   readonly #replies = new Lru<Fingerprint, true>(10_000);
   /** Reply messages by the ids of the items they were stored as, for requests that refer to them (`item_reference`). */
   readonly #stored = new StoredReplies();
+  /**
+   * Where the conversation stood once a reply the provider holds was
+   * observed, by the reply's id (a Responses `id`, an Anthropic message
+   * `id`): the conversation and how many of its messages it then had. A
+   * stateful request that continues from that id extends it there. Held
+   * weakly: a conversation the store dropped is not kept alive by this.
+   */
+  readonly #held = new Lru<string, { conversation: WeakRef<Conversation>; length: number }>(10_000);
   readonly #now: () => number;
 
   /**
@@ -158,6 +166,56 @@ export class ImplicitLogs {
   }
 
   /**
+   * A stateful request that continues from a reply the provider holds
+   * (`request.continues`): when that reply was observed here and its
+   * conversation is still kept, what the request adds is appended where the
+   * reply left the conversation (a branch, if something extended it since),
+   * and the reply to it goes there too. There is nothing to reconstruct (the
+   * provider holds the rest), so nothing is compared and nothing counted as a
+   * check; the point is that a later request re-sending the whole history
+   * (the id lost, a thread forked or replayed) is a continuation. Undefined
+   * when the chain's start was never seen here: the request stays unchecked.
+   */
+  continueHeld(request: ModelRequest): PendingReply | undefined {
+    const now = this.#now();
+    this.#store.expire(now);
+    const held = request.continues === undefined ? undefined : this.#held.get(request.continues);
+    const conversation = held?.conversation.deref();
+    if (held === undefined || conversation === undefined || !this.#store.has(conversation)) return undefined;
+    const messages = request.messages;
+    if (!Array.isArray(messages) || messages.length > MAX_REQUEST_MESSAGES) return undefined;
+    let added: Seen | undefined;
+    try {
+      added = this.#stored.read(messages as readonly Message[], (m) => this.#fingerprint(m), request.references);
+    } catch (error) {
+      if (isStackExhaustion(error)) throw error;
+      return undefined;
+    }
+    if (added === undefined) return undefined;
+    const run = currentRun();
+    const lastRequest = { run, length: held.length + added.messages.length, prefill: endsInAssistant(added), replyObserved: false };
+    let target = conversation;
+    if (conversation.length === held.length) {
+      for (let i = 0; i < added.messages.length; i++) {
+        conversation.fingerprints.push(added.fingerprints[i]!);
+        conversation.sketches.push(storedSketch(added.messages[i], false));
+      }
+      conversation.lastRequest = lastRequest;
+      this.#store.touch(conversation, now);
+    } else {
+      const fingerprints = conversation.fingerprints.slice(0, held.length);
+      const sketches = conversation.sketches.slice(0, held.length);
+      for (let i = 0; i < added.messages.length; i++) {
+        fingerprints.push(added.fingerprints[i]!);
+        sketches.push(storedSketch(added.messages[i], false));
+      }
+      target = new Conversation(conversation.number, fingerprints, sketches, conversation.key, now, lastRequest);
+      this.#store.add(target);
+    }
+    return this.#pending(target, added);
+  }
+
+  /**
    * Non-trailing assistant messages of the new part that no model sent, when
    * the last reply was observed: not a reply seen recently (a sub-agent's
    * answer handed on is one), or one this conversation already has (a copy).
@@ -207,19 +265,27 @@ export class ImplicitLogs {
     return this.#pending(conversation, seen);
   }
 
-  /** Where the model's reply to this request goes: onto the conversation, if nothing extended it meanwhile. */
+  /**
+   * Where the model's reply to this request goes: onto the conversation, if
+   * nothing extended it meanwhile. The other choices of a request with `n` >
+   * 1 were sent by the model too: each becomes a sibling branch (the request,
+   * then that choice), so the app may continue with any one of them.
+   */
   #pending(conversation: Conversation, seen: Seen): PendingReply {
     const expected = conversation.length;
     const prefill = endsInAssistant(seen) ? seen.messages[seen.messages.length - 1] : undefined;
+    const joined = (messages: readonly Message[]): readonly Message[] =>
+      prefill === undefined ? messages : [mergePrefill(prefill, messages[0]!), ...messages.slice(1)];
     return {
-      reply: (messages, stored) => {
+      reply: (messages, stored, context) => {
         if (conversation.length !== expected || conversation.lastRequest.replyObserved || messages.length === 0) return;
-        const reply = prefill === undefined ? messages : [mergePrefill(prefill, messages[0]!), ...messages.slice(1)];
+        const base = prefill === undefined ? expected : expected - 1;
+        for (const sibling of context?.siblings ?? []) if (sibling.length > 0) this.#sibling(conversation, base, joined(sibling));
         if (prefill !== undefined) {
           conversation.fingerprints.pop();
           conversation.sketches.pop();
         }
-        for (const message of reply) {
+        for (const message of joined(messages)) {
           const fingerprint = fingerprintOf(message, FINGERPRINT_OPTIONS);
           conversation.fingerprints.push(fingerprint);
           conversation.sketches.push(storedSketch(message, false));
@@ -227,8 +293,25 @@ export class ImplicitLogs {
         }
         if (stored !== undefined) this.#stored.record(stored);
         conversation.lastRequest.replyObserved = true;
+        if (context?.id !== undefined) this.#held.set(context.id, { conversation: new WeakRef(conversation), length: conversation.length });
       },
     };
+  }
+
+  /** A branch of `conversation`: its first `base` messages, then `reply`, another choice the model sent for the same request. */
+  #sibling(conversation: Conversation, base: number, reply: readonly Message[]): void {
+    const fingerprints = conversation.fingerprints.slice(0, base);
+    const sketches = conversation.sketches.slice(0, base);
+    for (const message of reply) {
+      const fingerprint = fingerprintOf(message, FINGERPRINT_OPTIONS);
+      fingerprints.push(fingerprint);
+      sketches.push(storedSketch(message, false));
+      this.#replies.set(fingerprint, true);
+    }
+    const last = conversation.lastRequest;
+    this.#store.add(
+      new Conversation(conversation.number, fingerprints, sketches, conversation.key, this.#now(), { ...last, replyObserved: true }),
+    );
   }
 }
 
@@ -303,23 +386,33 @@ function longestContinued(
  * later carries that conversation's messages again, so something in between
  * was dropped, duplicated, rewritten or moved. Checked against the
  * conversation followed by the request's messages after the last one the
- * conversation had. System messages never count as carried: their content
+ * conversation had: the conversation that shares the longest start with the
+ * request, and of those the one whose later messages it carries most of. System messages never count as carried: their content
  * is not compared, so they say nothing about where a request rejoins.
  */
 function rejoined(candidates: readonly Conversation[], prefixes: SharedPrefixes, seen: Seen, captureContent: boolean): Found | undefined {
-  let best: { conversation: Conversation; shared: number; last: number } | undefined;
+  let best: { conversation: Conversation; shared: number; last: number; carried: number } | undefined;
   for (let k = 0; k < candidates.length; k++) {
     const conversation = candidates[k]!;
     const offset = prefixes.offset(k);
     const shared = prefixes.shared(k);
-    if (best !== undefined && shared <= best.shared) continue;
+    if (best !== undefined && shared < best.shared) continue;
     if (offset + shared >= seen.fingerprints.length) continue; // nothing after the shared part could rejoin
     const later = new Set<Fingerprint>();
     for (let j = shared; j < conversation.length; j++)
       if (conversation.fingerprints[j] !== SYSTEM_FINGERPRINT) later.add(conversation.fingerprints[j]!);
     let last = -1;
-    for (let i = offset + shared; i < seen.fingerprints.length; i++) if (later.has(seen.fingerprints[i]!)) last = i;
-    if (last >= 0) best = { conversation, shared, last };
+    let carried = 0;
+    for (let i = offset + shared; i < seen.fingerprints.length; i++) {
+      if (!later.has(seen.fingerprints[i]!)) continue;
+      last = i;
+      carried++;
+    }
+    if (last < 0) continue;
+    // Of branches that share as much, the one whose later messages the request carries most of explains it best (a
+    // sibling choice or a regenerate the app did not continue with shares the start, not what follows).
+    if (best === undefined || shared > best.shared || carried > best.carried || (carried === best.carried && last > best.last))
+      best = { conversation, shared, last, carried };
   }
   if (best === undefined) return undefined;
   const violation = reconstructionFailure(

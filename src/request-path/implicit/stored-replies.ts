@@ -8,6 +8,7 @@
 
 import { referenceId } from '../../adapters/canonical';
 import { fingerprintOf, type Fingerprint } from '../../invariant/fingerprint';
+import { isEmptyContent } from '../../invariant/message-equality';
 import type { Message, ToolCall } from '../../invariant/messages';
 import type { StoredReplyMessage } from '../check-request';
 import { Lru } from './lru';
@@ -110,7 +111,7 @@ export class StoredReplies {
         continue;
       }
       // Inline calls: an assistant message with no content whose calls are the next pieces' calls, in order.
-      if (entry?.role !== 'assistant' || (entry.content !== null && entry.content !== '') || !Array.isArray(entry.toolCalls)) break;
+      if (entry?.role !== 'assistant' || !isEmptyContent(entry.content) || !Array.isArray(entry.toolCalls)) break;
       const calls = entry.toolCalls;
       if (calls.length === 0 || !calls.every((call, k) => call?.id === stored.pieces[piece + k]?.callId)) break;
       piece += calls.length;
