@@ -1,14 +1,18 @@
-// The Agents SDK's input filters with a SessionLog-backed Session: a
-// `callModelInputFilter` and a handoff input filter change what the model is
-// sent, never what the log holds. The log keeps the run's own history in the
-// run's order; each request is checked against the filter's view, once the
-// filter's input has lined up with the log (docs/behaviour.md §5.5).
+// The Agents SDK's input filters: a `callModelInputFilter` and a handoff
+// input filter change what the model is sent, never what the log holds. The
+// log keeps the run's own history in the run's order, and what a filter
+// produced is checked like any request builder's: against the bound log, or,
+// with none, against the run's own history with the model's replies
+// (the implicit log). An app that filters on purpose trusts its filters
+// (`trustInputFilters`, NOUS_SESSION_INVARIANT_TRUST_INPUT_FILTERS), or
+// turns the check off for the run (docs/behaviour.md §5.5).
 
 import { createRequire } from 'node:module';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CHECKS_METRIC } from '../src/telemetry/semconv';
+import { ATTR_KIND, ATTR_LOG, CHECKS_METRIC } from '../src/telemetry/semconv';
 import { VIOLATION_METRIC, withSession, type Message } from '../src/index';
 import { AgentsLogSession } from '../src/openai-agents';
+import { SessionView, replaceRange } from '../src/history';
 import { requireSdk, useInstrumentedProvider } from './support/instrumented';
 import { loadAgents, weatherAgent as weatherAgentOf, type AgentsModule } from './support/agents';
 import { runNode } from './support/run-node';
@@ -35,18 +39,53 @@ async function total(metric: string): Promise<number> {
   return (await suite.env.otel.points(metric)).reduce((n, p) => n + p.value, 0);
 }
 
+/** Violations counted so far, by `kind/log`. */
+async function violationsByKind(): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  for (const p of await suite.env.otel.points(VIOLATION_METRIC)) {
+    const key = `${String(p.attributes[ATTR_KIND])}/${String(p.attributes[ATTR_LOG])}`;
+    counts[key] = (counts[key] ?? 0) + p.value;
+  }
+  return counts;
+}
+
+/** What `fn` added to the violation counter, by `kind/log`. */
+async function newViolations(fn: () => Promise<unknown>): Promise<Record<string, number>> {
+  const before = await violationsByKind();
+  await fn();
+  const after = await violationsByKind();
+  const added: Record<string, number> = {};
+  for (const [key, n] of Object.entries(after)) if (n - (before[key] ?? 0) > 0) added[key] = n - (before[key] ?? 0);
+  return added;
+}
+
+/** Runs `fn` with the instrumentation's `trustInputFilters` set. */
+async function trusting<T>(fn: () => Promise<T>): Promise<T> {
+  const config = suite.env.instrumentation.getConfig();
+  suite.env.instrumentation.setConfig({ ...config, trustInputFilters: true });
+  try {
+    return await fn();
+  } finally {
+    suite.env.instrumentation.setConfig(config);
+  }
+}
+
 const shape = (messages: readonly Message[]) =>
   messages.map((m) => (m.role === 'assistant' && m.toolCalls?.length ? `assistant:${m.toolCalls[0]!.name}` : m.role));
 const texts = (messages: readonly Message[]) => messages.filter((m) => m.role === 'user').map((m) => m.content);
 
-/** Two runs of `agent` on one AgentsLogSession in strict mode; returns the log and what the run changed on the counters. */
-async function twoRuns(agent: ReturnType<typeof weatherAgent>, options: Record<string, unknown>) {
+/** Two runs of `agent` on one AgentsLogSession (strict unless told); returns the log and what the run changed on the counters. */
+async function twoRuns(
+  agent: ReturnType<typeof weatherAgent>,
+  options: Record<string, unknown>,
+  mode: 'strict' | 'warn' | 'off' = 'strict',
+) {
   const session = new AgentsLogSession();
   const checks = await total(CHECKS_METRIC);
   const violations = await total(VIOLATION_METRIC);
   const sent = suite.server.received.length;
   for (const question of ['Umbrella in Lisbon?', 'And tomorrow?']) {
-    await withSession(session.log, () => agents.run(agent, question, { session, ...options }), { mode: 'strict' });
+    await withSession(session.log, () => agents.run(agent, question, { session, ...options }), { mode });
   }
   return {
     log: session.log.deriveMessages(),
@@ -58,28 +97,31 @@ async function twoRuns(agent: ReturnType<typeof weatherAgent>, options: Record<s
 }
 
 describe('callModelInputFilter', () => {
-  it('a filter that drops the user message: the log keeps it, in order, and nothing is appended twice', async () => {
+  it('a filter that drops the user message: the log keeps it, in order, nothing is appended twice, and each request is reported', async () => {
     const callModelInputFilter = ({ modelData }: { modelData: ModelData }) => ({
       ...modelData,
       input: modelData.input.filter((item, i) => !(i === 0 && item.role === 'user')),
     });
-    const run = await twoRuns(weatherAgent(), { callModelInputFilter });
+    const kinds = await violationsByKind();
+    const run = await twoRuns(weatherAgent(), { callModelInputFilter }, 'warn');
     // The first run's model saw no user message, so it answered without a tool call.
     expect(shape(run.log)).toEqual(['user', 'assistant', 'user', 'assistant:get_weather', 'tool', 'assistant']);
     expect(texts(run.log)).toEqual(['Umbrella in Lisbon?', 'And tomorrow?']);
     expect(run.requests[0]).toEqual([]);
     expect(run.checks).toBe(3);
-    expect(run.violations).toBe(0);
+    // Every request left out the conversation's first user message.
+    expect(run.violations).toBe(3);
+    expect((await violationsByKind())['missing_message/bound']).toBe((kinds['missing_message/bound'] ?? 0) + 3);
     // The next run is handed the log's history, not the filtered one.
     expect((await run.session.getItems()).length).toBe(6);
   });
 
-  it('a filter that drops old tool results: the log keeps every result after its call', async () => {
+  it('a filter that drops old tool results: the log keeps every result after its call, and the request is reported', async () => {
     const callModelInputFilter = ({ modelData }: { modelData: ModelData }) => {
       const last = modelData.input.map((item) => item.type).lastIndexOf('function_call_result');
       return { ...modelData, input: modelData.input.filter((item, i) => item.type !== 'function_call_result' || i === last) };
     };
-    const run = await twoRuns(weatherAgent(), { callModelInputFilter });
+    const run = await twoRuns(weatherAgent(), { callModelInputFilter }, 'warn');
     expect(shape(run.log)).toEqual([
       'user',
       'assistant:get_weather',
@@ -93,15 +135,16 @@ describe('callModelInputFilter', () => {
     // The second run's last request left out the first run's tool result.
     expect(run.requests.at(-1)!.filter((item) => item.type === 'function_call_output')).toHaveLength(1);
     expect(run.checks).toBe(4);
-    expect(run.violations).toBe(0);
+    // Only that request left one out.
+    expect(run.violations).toBe(1);
   });
 
-  it('a filter that redacts the user message: the log keeps what the user said, once', async () => {
+  it('a filter that redacts the user message: the log keeps what the user said, once, and each request is reported', async () => {
     const callModelInputFilter = ({ modelData }: { modelData: ModelData }) => ({
       ...modelData,
       input: modelData.input.map((item) => (item.role === 'user' ? { ...item, content: '[redacted]' } : item)),
     });
-    const run = await twoRuns(weatherAgent(), { callModelInputFilter });
+    const run = await twoRuns(weatherAgent(), { callModelInputFilter }, 'warn');
     expect(shape(run.log)).toEqual([
       'user',
       'assistant:get_weather',
@@ -114,7 +157,7 @@ describe('callModelInputFilter', () => {
     ]);
     expect(texts(run.log)).toEqual(['Umbrella in Lisbon?', 'And tomorrow?']);
     expect(run.requests[0]).toEqual([{ role: 'user', content: '[redacted]' }]);
-    expect(run.violations).toBe(0);
+    expect(run.violations).toBe(run.checks);
   });
 
   it('a filtered run whose session dropped history is still caught', async () => {
@@ -147,40 +190,197 @@ describe('callModelInputFilter', () => {
     ]);
   });
 
-  it('a streamed run with a filter is recorded in order too', async () => {
+  it('a streamed run with a trusted filter is recorded in order too, in strict mode', async () => {
     const session = new AgentsLogSession();
     const violations = await total(VIOLATION_METRIC);
     const callModelInputFilter = ({ modelData }: { modelData: ModelData }) => ({
       ...modelData,
       input: modelData.input.map((item) => (item.role === 'user' ? { ...item, content: '[redacted]' } : item)),
     });
-    const result = await withSession(
-      session.log,
-      () =>
-        agents.run(weatherAgent(), 'Umbrella in Lisbon?', { session, stream: true, callModelInputFilter: callModelInputFilter as never }),
-      { mode: 'strict' },
-    );
-    for await (const _event of result) {
-      // drain the stream
-    }
-    await result.completed;
+    await trusting(async () => {
+      const result = await withSession(
+        session.log,
+        () =>
+          agents.run(weatherAgent(), 'Umbrella in Lisbon?', { session, stream: true, callModelInputFilter: callModelInputFilter as never }),
+        { mode: 'strict' },
+      );
+      for await (const _event of result) {
+        // drain the stream
+      }
+      await result.completed;
+    });
     expect(shape(session.log.deriveMessages())).toEqual(['user', 'assistant:get_weather', 'tool', 'assistant']);
     expect(texts(session.log.deriveMessages())).toEqual(['Umbrella in Lisbon?']);
     expect(await total(VIOLATION_METRIC)).toBe(violations);
   });
 });
 
+// The five faults a request builder can commit, each as a callModelInputFilter that commits it once: on the
+// second run's first request, the first whose input holds one of the model's answers.
+type Fault = (input: Item[]) => Item[];
+const lastIndex = (input: Item[], test: (item: Item) => boolean) => input.map(test).lastIndexOf(true);
+const isUser = (item: Item) => item.role === 'user';
+const FAULTS: Array<[name: string, kind: string, fault: Fault]> = [
+  ['drops an old turn', 'missing_message', (input) => input.filter((_, i) => i !== input.findIndex(isUser))],
+  [
+    "drops the model's last reply",
+    'missing_message',
+    (input) => input.filter((_, i) => i !== lastIndex(input, (item) => item.role === 'assistant')),
+  ],
+  ['duplicates a user message', 'extra_message', (input) => [...input, { ...input.at(-1)! }]],
+  [
+    'truncates a tool result',
+    'missing_message',
+    (input) =>
+      input.map((item, i) =>
+        i === lastIndex(input, (it) => it.type === 'function_call_result') ? { ...item, output: { type: 'text', text: '{"city"' } } : item,
+      ),
+  ],
+  [
+    'injects an assistant message',
+    'extra_message',
+    (input) => {
+      const at = lastIndex(input, isUser);
+      const injected = {
+        type: 'message',
+        role: 'assistant',
+        status: 'completed',
+        content: [{ type: 'output_text', text: 'It will rain.' }],
+      };
+      return [...input.slice(0, at), injected as Item, ...input.slice(at)];
+    },
+  ],
+];
+
+/** A callModelInputFilter that commits `fault` once, on the first request whose input holds an answer of the model. */
+function faultyFilter(fault: Fault) {
+  let done = false;
+  return ({ modelData }: { modelData: ModelData }) => {
+    if (done || !modelData.input.some((item) => item.role === 'assistant')) return modelData;
+    done = true;
+    return { ...modelData, input: fault(modelData.input) };
+  };
+}
+const passThrough = ({ modelData }: { modelData: ModelData }) => modelData;
+
+/** Two runs with no bound log, each handed the previous run's history, as an app without a Session does. */
+async function twoImplicitRuns(filter: unknown, first: string) {
+  let history: unknown[] = [];
+  for (const question of [first, 'And tomorrow?']) {
+    const result = await agents.run(weatherAgent(), [...(history as never[]), { role: 'user', content: question }] as never, {
+      callModelInputFilter: filter as never,
+    });
+    history = result.history;
+  }
+}
+
+describe('a callModelInputFilter is a request builder: what it sends is checked', () => {
+  for (const [name, kind, fault] of FAULTS) {
+    it(`a filter that ${name}: reported once, ${kind}, against the bound log`, async () => {
+      let run: Awaited<ReturnType<typeof twoRuns>> | undefined;
+      const added = await newViolations(async () => {
+        run = await twoRuns(weatherAgent(), { callModelInputFilter: faultyFilter(fault) }, 'warn');
+      });
+      expect(added).toEqual({ [`${kind}/bound`]: 1 });
+      // The log is the run's own history, not the filter's.
+      expect(shape(run!.log)).toEqual([
+        'user',
+        'assistant:get_weather',
+        'tool',
+        'assistant',
+        'user',
+        'assistant:get_weather',
+        'tool',
+        'assistant',
+      ]);
+    });
+
+    it(`a filter that ${name}: reported once, ${kind}, against the implicit log`, async () => {
+      const added = await newViolations(() => twoImplicitRuns(faultyFilter(fault), `Umbrella in Lisbon? (${name})`));
+      expect(added).toEqual({ [`${kind}/implicit`]: 1 });
+    });
+  }
+
+  it('a filter-free run and a pass-through filter stay silent, bound (strict) and implicit', async () => {
+    const added = await newViolations(async () => {
+      expect((await twoRuns(weatherAgent(), {})).checks).toBe(4);
+      expect((await twoRuns(weatherAgent(), { callModelInputFilter: passThrough })).checks).toBe(4);
+      await twoImplicitRuns(undefined, 'Umbrella in Lisbon? (no filter)');
+      await twoImplicitRuns(passThrough, 'Umbrella in Lisbon? (pass-through)');
+    });
+    expect(added).toEqual({});
+  });
+
+  it('opt-outs: a run bound with mode off, and trusted filters (bound and implicit), report nothing', async () => {
+    const [, , dropReply] = FAULTS[1]!;
+    const added = await newViolations(async () => {
+      await twoRuns(weatherAgent(), { callModelInputFilter: faultyFilter(dropReply) }, 'off');
+      await trusting(async () => {
+        await twoRuns(weatherAgent(), { callModelInputFilter: faultyFilter(dropReply) }, 'warn');
+        await twoImplicitRuns(faultyFilter(dropReply), 'Umbrella in Lisbon? (trusted)');
+      });
+    });
+    expect(added).toEqual({});
+  });
+
+  it('a change the app records in the log is no violation: the runner is handed the compacted history', async () => {
+    const session = new AgentsLogSession();
+    const agent = weatherAgent();
+    const added = await newViolations(async () => {
+      await withSession(session.log, () => agents.run(agent, 'Umbrella in Lisbon?', { session }), { mode: 'strict' });
+      // Instead of a filter that drops the first turn: the first turn replaced by a summary, in the log.
+      const view = new SessionView(session.log);
+      const summary = { role: 'user' as const, content: 'Earlier: it rains in Lisbon.' };
+      expect(replaceRange(view, 0, view.messages.length - 1, summary).ok).toBe(true);
+      await withSession(session.log, () => agents.run(agent, 'And tomorrow?', { session }), { mode: 'strict' });
+    });
+    expect(added).toEqual({});
+    expect(shape(session.log.deriveMessages())).toEqual(['user', 'user', 'assistant:get_weather', 'tool', 'assistant']);
+  });
+});
+
 describe('handoff input filters', () => {
-  it("removeAllTools on a handoff: the handoff's result stays after its call, and the next agent's requests are checked", async () => {
-    const weather = weatherAgent();
-    const triage = new agents.Agent({
+  const triageOf = (inputFilter: unknown) =>
+    new agents.Agent({
       name: 'triage',
       instructions: 'Hand weather questions over.',
       model: 'gpt-test',
-      handoffs: [agents.handoff(weather, { inputFilter: removeAllTools as never })],
+      handoffs: [agents.handoff(weatherAgent(), { inputFilter: inputFilter as never })],
     });
-    const run = await twoRuns(triage, {});
-    const oneRun = ['user', 'assistant:transfer_to_weather', 'tool', 'assistant:get_weather', 'tool', 'assistant'];
+  const oneRun = ['user', 'assistant:transfer_to_weather', 'tool', 'assistant:get_weather', 'tool', 'assistant'];
+
+  it("removeAllTools on a handoff: the handoff's result stays after its call, and the next agent's requests are reported", async () => {
+    let run: Awaited<ReturnType<typeof twoRuns>> | undefined;
+    const added = await newViolations(async () => {
+      run = await twoRuns(triageOf(removeAllTools), {}, 'warn');
+    });
+    expect(shape(run!.log)).toEqual([...oneRun, ...oneRun]);
+    expect(run!.checks).toBe(6);
+    // Each of the weather agent's requests left out the handoff's call and result (and, in the second run, the first run's tools).
+    expect(added).toEqual({ 'missing_message/bound': 4 });
+  });
+
+  it("with no bound log, removeAllTools on a handoff is reported against the run's own history; a pass-through filter, or trusted filters, are silent", async () => {
+    const handoffRuns = async (inputFilter: unknown, first: string) => {
+      let history: unknown[] = [];
+      for (const question of [first, 'And tomorrow?']) {
+        history = (await agents.run(triageOf(inputFilter), [...(history as never[]), { role: 'user', content: question }] as never))
+          .history;
+      }
+    };
+    // The weather agent's four requests, and the second run's first: the app hands it the run's history as
+    // `result.history` gives it, which the filter left without the handoff's call and result.
+    expect(await newViolations(() => handoffRuns(removeAllTools, 'Umbrella? (removeAllTools)'))).toEqual({ 'missing_message/implicit': 5 });
+    expect(await newViolations(() => handoffRuns((data: HandoffData) => data, 'Umbrella? (pass-through)'))).toEqual({});
+    // Trusted, the weather agent's requests are silent; the second run's first request is the app's, built from
+    // the filtered `result.history`, and still lacks the handoff the model made.
+    expect(await newViolations(() => trusting(() => handoffRuns(removeAllTools, 'Umbrella? (trusted)')))).toEqual({
+      'missing_message/implicit': 1,
+    });
+  });
+
+  it('a trusted removeAllTools on a handoff: the next agent is checked against the filtered view, strict and silent', async () => {
+    const run = await trusting(() => twoRuns(triageOf(removeAllTools), {}));
     expect(shape(run.log)).toEqual([...oneRun, ...oneRun]);
     expect(run.violations).toBe(0);
     expect(run.checks).toBe(6);
@@ -218,9 +418,10 @@ console.log(JSON.stringify(session.log.deriveMessages().map(shape)));
 `;
 
 describe('in an ES module app', () => {
-  it('a redacting callModelInputFilter and removeAllTools on a handoff, strict, under --import: the log is the run, in order', async () => {
+  it('a redacting callModelInputFilter and removeAllTools on a handoff, trusted, strict, under --import: the log is the run, in order', async () => {
     const run = await runNode(['--import', 'nous-session-invariant/register', '--input-type=module', '-e', ESM_APP], {
       NODE_ENV: 'test',
+      NOUS_SESSION_INVARIANT_TRUST_INPUT_FILTERS: '1',
       OPENAI_AGENTS_DISABLE_TRACING: '1',
       FAKE_PROVIDER_URL: suite.server.openaiBaseURL,
       OTEL_TRACES_EXPORTER: 'none',
@@ -242,7 +443,8 @@ describe('in an ES module app', () => {
 });
 
 // Zero code: an unmodified app whose callModelInputFilter drops old tool results. The implicit log follows the
-// run's unfiltered history; the filtered request is a view of it, not a conversation that lost a message.
+// run's unfiltered history, and the filtered request is checked against it: the dropped results are reported,
+// unless the app trusts its filters (NOUS_SESSION_INVARIANT_TRUST_INPUT_FILTERS).
 const ZERO_CODE_APP = `
 const agents = require('@openai/agents');
 const OpenAI = require('openai');
@@ -277,14 +479,21 @@ describe('callModelInputFilter with zero code', () => {
       ...env,
     });
 
-  it('a filter that drops old tool results raises no violation against the implicit log', async () => {
+  it('a filter that drops old tool results is reported against the implicit log, once per request that dropped one', async () => {
     const run = await runApp({});
+    expect(run.stdout, run.stderr).toContain('agent done');
+    const kinds = [...run.stderr.matchAll(/session invariant violation[^:\n]*: (\w+)/g)].map((m) => m[1]);
+    expect(kinds).toEqual(Array(3).fill('missing_message'));
+  });
+
+  it('trusted with NOUS_SESSION_INVARIANT_TRUST_INPUT_FILTERS, the same filter raises no violation', async () => {
+    const run = await runApp({ NOUS_SESSION_INVARIANT_TRUST_INPUT_FILTERS: 'true' });
     expect(run.stdout, run.stderr).toContain('agent done');
     expect(run.stderr).not.toMatch(/violation/);
   });
 
-  it("the app's own history bug is still reported", async () => {
-    const run = await runApp({ FAULT: 'drop-answer' });
+  it("with trusted filters, the app's own history bug is still reported", async () => {
+    const run = await runApp({ FAULT: 'drop-answer', NOUS_SESSION_INVARIANT_TRUST_INPUT_FILTERS: 'true' });
     expect(run.stdout, run.stderr).toContain('agent done');
     expect(run.stderr.match(/session invariant violation/g)).toHaveLength(1);
     expect(run.stderr).toMatch(/missing_message/);

@@ -27,4 +27,12 @@ export interface SessionInvariantInstrumentationConfig extends InstrumentationCo
   agentName?: string;
   /** The implicit conversation log for requests with no bound session; `false` turns it off. */
   implicit?: ImplicitLogOptions | boolean;
+  /**
+   * Take what an OpenAI Agents SDK `callModelInputFilter` or handoff input
+   * filter hands the model as a view of the log, unchecked (the run's own
+   * history is still checked). Default false, else
+   * NOUS_SESSION_INVARIANT_TRUST_INPUT_FILTERS: a filter's output is checked
+   * like any request builder's.
+   */
+  trustInputFilters?: boolean;
 }

@@ -29,7 +29,7 @@ export class SessionInvariantInstrumentation extends InstrumentationBase<Session
   declare private _ownLoggerProvider: boolean | undefined;
 
   /**
-   * `config`: `mode`, `captureContent`, `agentName`, `implicit` and the
+   * `config`: `mode`, `captureContent`, `agentName`, `implicit`, `trustInputFilters` and the
    * standard `enabled`. Each setting is the fallback for requests that name
    * none (a call option, then the bound session, win; docs/behaviour.md §5.5,
    * §8.7). Like any `InstrumentationBase`, it enables itself unless `enabled`
@@ -113,6 +113,7 @@ export class SessionInvariantInstrumentation extends InstrumentationBase<Session
       captureContent: config.captureContent,
       previews: { redact: config.redact, previewLength: config.previewLength },
       implicit: config.implicit === false ? { enabled: false } : config.implicit === true ? { enabled: true } : config.implicit,
+      trustInputFilters: config.trustInputFilters,
     };
   }
 }

@@ -134,7 +134,7 @@ function checkWith(host: RequestCheckHost, request: ModelRequest, call: CallOpti
   }
   const reaction: CheckReaction = {
     mode,
-    log: log === undefined ? 'implicit' : 'bound',
+    log: log === undefined ? 'implicit' : (call.logKind ?? 'bound'),
     agentName: call.agentName ?? session?.agentName ?? settings.agentName,
     provider: request.provider,
     // The bound session's id; the implicit log sets its conversation's own.

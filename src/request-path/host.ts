@@ -27,6 +27,8 @@ export interface HostSettings {
   /** The redact hook and preview length for previews (content capture on). */
   previews?: PreviewPolicy | undefined;
   implicit?: ImplicitLogOptions | undefined;
+  /** Take an Agents SDK input filter's output as a view of the log instead of checking it (docs/behaviour.md §5.5). */
+  trustInputFilters?: boolean | undefined;
 }
 
 /**

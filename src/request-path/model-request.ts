@@ -52,6 +52,12 @@ export interface CallOptions {
   mode?: Mode | undefined;
   agentName?: string | undefined;
   captureContent?: boolean | undefined;
+  /**
+   * What `log` stands for in the report (`nous.session.invariant.log`), when
+   * it is not a bound log: a seam that checks a request against the implicit
+   * conversation as a log of its own says `implicit`.
+   */
+  logKind?: 'bound' | 'implicit' | undefined;
 }
 
 /** Where a request was seen. */

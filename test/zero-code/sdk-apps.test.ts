@@ -160,6 +160,10 @@ describe.each(['chat', 'responses'])('Vercel AI SDK, zero code (%s API)', (api) 
   it.concurrent.each(faults)('%s is reported once as %s', async (fault, kind) => {
     expect((await runApp('ai-sdk.mjs', { API: api, FAULT: fault })).kinds).toEqual([kind]);
   });
+
+  it.concurrent("a prepareStep that sends step 2 without step 1's tool call is reported once as a lost reply", async () => {
+    expect((await runApp('ai-sdk.mjs', { API: api, FAULT: 'prepare-step-drops-call' })).kinds).toEqual(['missing_message']);
+  });
 });
 
 // AI SDK 5 and 6 have no `ai:telemetry` channel: their providers' requests are checked at the fetch seam alone,
@@ -195,6 +199,11 @@ describe.each([
 
   it.concurrent.each(FAULTS.filter(([fault]) => fault !== 'drop-last-reply'))('%s is reported once as %s', async (fault, kind) => {
     expect((await runApp('ai-sdk.mjs', { ...env, FAULT: fault })).kinds).toEqual([kind]);
+  });
+
+  // No channel on 5 and 6: each generateText call is made a run by wrapping the ai module, as the channel does on 7.
+  it.concurrent("a prepareStep that sends step 2 without step 1's tool call is reported once as a lost reply", async () => {
+    expect((await runApp('ai-sdk.mjs', { ...env, FAULT: 'prepare-step-drops-call' })).kinds).toEqual(['missing_message']);
   });
 });
 

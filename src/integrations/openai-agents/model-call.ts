@@ -6,18 +6,30 @@
 // rewrites items for the model; and `executeHandoffCalls`
 // (dist/runner/toolExecution) so it records a handoff's items before a
 // handoff input filter drops them. The log never holds an order the run did
-// not have. A model call sent a filter's view of the log is checked against
-// that view, once the filter's input has lined up with the log.
+// not have.
+//
+// An input filter is a request builder like any other: what it hands the
+// model is checked against the bound log, or, with none, against the run's
+// own history (what the runner had, with the model's replies), which is
+// itself checked against the implicit log. An app that filters on purpose
+// says so (`trustInputFilters`, NOUS_SESSION_INVARIANT_TRUST_INPUT_FILTERS):
+// the filter's output is then taken as a view of the log (docs/behaviour.md
+// §5.5).
 
 import { context } from '@opentelemetry/api';
+import { messagesMatch } from '../../invariant/message-equality';
 import type { Message } from '../../invariant/messages';
+import { readEnvFlag } from '../../invariant/mode';
 import { getActiveSession, withSession } from '../../invariant/session-binding';
+import { SessionLog } from '../../log/session-log';
 import { checkModelRequest, type PendingReply } from '../../request-path/check-request';
+import { currentHost } from '../../request-path/host';
+import { currentRun } from '../../request-path/run';
 import { contained } from '../../telemetry/internal-error';
 import { fromAgentItems } from './adapter';
 import { inRecordedModelCall, recordHandoff, recordTurnInput, recordTurnOutput, uncheckedView, viewBinding } from './turn-recorder';
 
-type ModelRequest = { input?: unknown };
+type ModelRequest = { input?: unknown; systemInstructions?: unknown };
 type GetResponse = (model: unknown, request: ModelRequest, ...rest: unknown[]) => Promise<{ output?: unknown }>;
 type GetStreamed = (model: unknown, request: ModelRequest, ...rest: unknown[]) => AsyncIterable<unknown>;
 type FilterResult = { modelInput?: { input?: unknown } };
@@ -39,6 +51,14 @@ type ExecuteHandoffCalls = (
 
 const WHERE = 'Agents SDK turn recorder';
 
+/** Set to `true` (or `1`, `on`): an input filter's output is taken as a view of the log, unchecked. */
+export const TRUST_INPUT_FILTERS_ENV_VAR = 'NOUS_SESSION_INVARIANT_TRUST_INPUT_FILTERS';
+
+/** Whether input filters are trusted: the instrumentation's `trustInputFilters`, else the environment, else not. */
+function trustInputFilters(): boolean {
+  return currentHost().settings().trustInputFilters ?? readEnvFlag(TRUST_INPUT_FILTERS_ENV_VAR) ?? false;
+}
+
 /**
  * Filtered model inputs (the `input` array a `callModelInputFilter` returned,
  * which the runner sends as it is), with whether the unfiltered input lined
@@ -55,46 +75,112 @@ interface CallPlan {
 
 const SEAM = { name: 'Agents SDK model call', mayThrow: true };
 
+type Filtered = { aligned: boolean; unfiltered: unknown; instructions: unknown } | undefined;
+
 /**
  * Before a model call: records its input, unless it is a filter's output,
- * and returns how to run the call: as a model call of a patched runner
- * (checked against the bound log), or, when the model is sent a view of the
- * log, with that view bound for the check. With no bound log, a call sent a
- * `callModelInputFilter`'s output is checked against the implicit log by its
- * unfiltered input (the conversation the run has; the filter's output is a
- * view of it), and the request itself is not checked again. Throws only a
- * strict-mode violation.
+ * and returns how to run the call. With a bound log the request is checked
+ * against it by the `openai` seam, filtered or not (a trusted filter's
+ * output against the filter's view instead). With none, see `implicitPlan`.
+ * Throws only a strict-mode violation.
  */
-function beforeCall(input: unknown, model: unknown): CallPlan {
+function beforeCall(input: unknown, model: unknown, instructions: unknown): CallPlan {
   const filtered = input !== null && typeof input === 'object' ? filteredInputs.get(input) : undefined;
   const session = getActiveSession();
-  if (filtered && !session) {
-    const messages = contained(WHERE, () => unfilteredRequest(filtered.unfiltered, filtered.instructions), undefined);
-    if (messages === undefined) return { run: inRecordedModelCall };
-    const modelName = (model as { model?: unknown } | null)?.model;
-    const pending = checkModelRequest(
-      { provider: 'openai', model: typeof modelName === 'string' ? modelName : undefined, messages },
-      {},
-      SEAM,
-    );
-    return { run: (fn) => inRecordedModelCall(() => withSession(uncheckedView(), fn)), pending };
-  }
+  if (!session) return implicitPlan(input, filtered, model, instructions);
   let view: Message[] | undefined;
   if (filtered) {
     if (filtered.aligned) view = contained(WHERE, () => fromAgentItems(input as unknown[]), undefined);
   } else {
     view = contained(WHERE, () => recordTurnInput(input).view, undefined);
   }
-  const viewLog = view && session ? contained(WHERE, () => viewBinding(view), undefined) : undefined;
-  if (!viewLog || !session) return { run: inRecordedModelCall };
+  if (!view || !trustInputFilters()) return { run: inRecordedModelCall };
+  const viewLog = contained(WHERE, () => viewBinding(view), undefined);
+  if (!viewLog) return { run: inRecordedModelCall };
   return { run: (fn) => inRecordedModelCall(() => withSession(viewLog, fn, { mode: session.mode, agentName: session.agentName })) };
 }
 
-/** The request the runner would have sent without its `callModelInputFilter`, as the Responses adapter reads one. */
-function unfilteredRequest(unfiltered: unknown, instructions: unknown): Message[] | undefined {
-  if (!Array.isArray(unfiltered)) return undefined;
-  const system: Message[] = typeof instructions === 'string' && instructions !== '' ? [{ role: 'system', content: instructions }] : [];
-  return [...system, ...fromAgentItems(unfiltered)];
+/**
+ * A model call with no bound log. When no filter changed what the runner
+ * had, the `openai` seam checks the request against the implicit log as it
+ * is. Otherwise the run's own history (its input before a
+ * `callModelInputFilter`, with what a handoff input filter dropped) is
+ * checked against the implicit log and takes the model's reply, and the
+ * request the filter produced is checked against that history (unless
+ * filters are trusted); the request is then not checked a third time.
+ */
+function implicitPlan(input: unknown, filtered: Filtered, model: unknown, instructions: unknown): CallPlan {
+  const plain: CallPlan = { run: inRecordedModelCall };
+  const runnerInput = filtered ? filtered.unfiltered : input;
+  if (!Array.isArray(runnerInput) || !Array.isArray(input)) return plain;
+  const requests = contained(
+    WHERE,
+    () => {
+      const history = runHistory(fromAgentItems(runnerInput));
+      if (!filtered && !history.restored) return undefined;
+      return {
+        history: [...systemMessages(filtered ? filtered.instructions : instructions), ...history.messages],
+        sent: [...systemMessages(instructions), ...fromAgentItems(input)],
+      };
+    },
+    undefined,
+  );
+  if (requests === undefined) return plain;
+  const modelName = (model as { model?: unknown } | null)?.model;
+  const request = (messages: Message[]) => ({ provider: 'openai', model: typeof modelName === 'string' ? modelName : undefined, messages });
+  const pending = checkModelRequest(request(requests.history), {}, SEAM);
+  if (!trustInputFilters()) {
+    const historyLog = contained(WHERE, () => seedOrUndefined(requests.history), undefined);
+    if (historyLog) checkModelRequest(request(requests.sent), { log: historyLog, logKind: 'implicit' }, SEAM);
+  }
+  return { run: (fn) => inRecordedModelCall(() => withSession(uncheckedView(), fn)), pending };
+}
+
+function seedOrUndefined(messages: readonly Message[]): SessionLog | undefined {
+  try {
+    return SessionLog.seed(messages);
+  } catch {
+    return undefined;
+  }
+}
+
+function systemMessages(instructions: unknown): Message[] {
+  return typeof instructions === 'string' && instructions !== '' ? [{ role: 'system', content: instructions }] : [];
+}
+
+function startsWith(messages: readonly Message[], prefix: readonly Message[]): boolean {
+  if (prefix.length > messages.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (!messagesMatch(messages[i]!, prefix[i]!)) return false;
+  return true;
+}
+
+/**
+ * With no bound log, the history a handoff input filter left a run, and the
+ * history the run had before the filter, by run (the Agents SDK's current
+ * trace, one per `run()`): the next agent's input continues the filtered one.
+ */
+const runHistories = new WeakMap<object, { filtered: Message[]; unfiltered: Message[] }>();
+
+function runKey(): object | undefined {
+  const run = currentRun();
+  return typeof run === 'object' ? run : undefined;
+}
+
+/** The run's own history for a runner input: what a handoff input filter dropped put back. */
+function runHistory(messages: Message[]): { messages: Message[]; restored: boolean } {
+  const key = runKey();
+  const handoff = key ? runHistories.get(key) : undefined;
+  if (!handoff || !startsWith(messages, handoff.filtered)) return { messages, restored: false };
+  return { messages: [...handoff.unfiltered, ...messages.slice(handoff.filtered.length)], restored: true };
+}
+
+/** A handoff with no bound log: remembers what its input filter left the run, and what the run had. */
+function rememberHandoff(before: Message[], after: Message[]): void {
+  const key = runKey();
+  if (!key) return;
+  const unfiltered = runHistory(before).messages;
+  if (after.length === unfiltered.length && startsWith(after, unfiltered)) runHistories.delete(key);
+  else runHistories.set(key, { filtered: after, unfiltered });
 }
 
 /** After the call: the model's output items, to the call's own pending reply and to the turn recorder. */
@@ -112,7 +198,7 @@ function afterCall(plan: CallPlan, output: unknown): void {
  */
 export function wrapGetResponse(original: GetResponse): GetResponse {
   return async function getResponseWithRetry(this: unknown, model, request, ...rest) {
-    const plan = beforeCall(request?.input, model);
+    const plan = beforeCall(request?.input, model, request?.systemInstructions);
     const response = await plan.run(() => original.call(this, model, request, ...rest));
     contained(WHERE, () => afterCall(plan, response?.output), undefined);
     return response;
@@ -127,7 +213,7 @@ export function wrapGetResponse(original: GetResponse): GetResponse {
  */
 export function wrapGetStreamed(original: GetStreamed): GetStreamed {
   return async function* getStreamedResponseWithRetry(this: unknown, model, request, ...rest) {
-    const plan = beforeCall(request?.input, model);
+    const plan = beforeCall(request?.input, model, request?.systemInstructions);
     const active = context.active();
     const iterator = plan.run(() => original.call(this, model, request, ...rest)[Symbol.asyncIterator]());
     const step = () => context.with(active, () => plan.run(() => iterator.next()));
@@ -170,9 +256,9 @@ export function wrapExecuteHandoffCalls(original: ExecuteHandoffCalls): ExecuteH
     contained(
       WHERE,
       () => {
-        if (result && typeof result === 'object') {
-          recordHandoff(originalInput, preStepItems, result.toolInvocationCommitItems ?? result.newStepItems, result);
-        }
+        if (!result || typeof result !== 'object') return;
+        const histories = recordHandoff(originalInput, preStepItems, result.toolInvocationCommitItems ?? result.newStepItems, result);
+        if (!getActiveSession()) rememberHandoff(histories.before, histories.after);
       },
       undefined,
     );

@@ -10,9 +10,10 @@
 // The log holds the run's own history. A `callModelInputFilter` or a handoff
 // input filter changes what the model is sent, not what the run had: the
 // recorder reads the history before the filter, and keeps the filtered
-// history as the run's current view of the log (docs/behaviour.md §5.5). A
-// model call whose input is such a view is checked against the view, once its
-// source has been checked to be the log.
+// history as the run's current view of the log (docs/behaviour.md §5.5). What
+// the model is sent is checked against the log; only with trusted input
+// filters is a model call whose input is such a view checked against the
+// view, once its source has lined up with the log.
 
 import { context, createContextKey } from '@opentelemetry/api';
 import { appendOrWarn } from '../../log/append-message';
@@ -213,24 +214,25 @@ function inputList(input: unknown): unknown[] {
  * input, the items before this step and this step's items, the handoff's
  * result included) is recorded, and the filtered history becomes the run's
  * view for the turns that follow. Without a filter the two are the same.
+ * Returns both histories, recorded or not.
  */
 export function recordHandoff(
   originalInput: unknown,
   preStepItems: unknown,
   unfilteredStepItems: unknown,
   filtered: { originalInput?: unknown; preStepItems?: unknown; newStepItems?: unknown },
-): void {
-  const log = recordingLog();
-  if (!log) return;
+): { before: Message[]; after: Message[] } {
   const before = fromAgentItems([...inputList(originalInput), ...rawItems(preStepItems), ...rawItems(unfilteredStepItems)]);
-  if (!lineUp(log, before)) return;
   const after = fromAgentItems([
     ...inputList(filtered.originalInput),
     ...rawItems(filtered.preStepItems),
     ...rawItems(filtered.newStepItems),
   ]);
+  const log = recordingLog();
+  if (!log || !lineUp(log, before)) return { before, after };
   const same = after.length === before.length && startsWith(after, before);
   historyByLog.set(log, { messages: same ? before : after, filtered: !same });
+  return { before, after };
 }
 
 /**
