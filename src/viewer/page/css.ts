@@ -10,8 +10,9 @@ h1 { font-size: 18px; margin: 0; }
 #status { color: var(--muted); }
 #filters { display: flex; flex-wrap: wrap; gap: 12px; padding: 8px 16px; }
 #chart { margin: 0 16px; }
-#chart svg { display: block; width: 100%; height: 90px; }
+#chart svg { display: block; width: 100%; height: 64px; border-bottom: 1px solid var(--line); }
 .legend { display: flex; gap: 12px; font-size: 12px; color: var(--muted); }
+.legend em { font-style: normal; }
 .legend span::before { content: ""; display: inline-block; width: 10px; height: 10px; margin-right: 4px; background: var(--c); }
 main { display: grid; grid-template-columns: minmax(280px, 1fr) 2fr; gap: 16px; padding: 8px 16px; }
 #list { max-height: 75vh; overflow: auto; border: 1px solid var(--line); }

@@ -116,7 +116,7 @@ export const VIEWER_JS = String.raw`(function () {
       counts[b][v.kind] = (counts[b][v.kind] || 0) + 1;
     });
     var max = Math.max.apply(null, counts.map(function (c) { return Object.keys(c).reduce(function (s, k) { return s + c[k]; }, 0); }));
-    var chart = svg('svg', { viewBox: '0 0 ' + W + ' ' + (H + 14), role: 'img', preserveAspectRatio: 'none' });
+    var chart = svg('svg', { viewBox: '0 0 ' + W + ' ' + H, role: 'img', preserveAspectRatio: 'none' });
     var title = svg('title', {});
     title.textContent = shown.length + ' violations from ' + new Date(lo).toLocaleTimeString() + ' to ' + new Date(hi).toLocaleTimeString();
     chart.appendChild(title);
@@ -133,11 +133,9 @@ export const VIEWER_JS = String.raw`(function () {
         chart.appendChild(rect);
       });
     });
-    var axis = svg('text', { x: 0, y: H + 12, 'font-size': 10, fill: '#6b7280' });
-    axis.textContent = new Date(lo).toLocaleTimeString() + ' – ' + new Date(hi).toLocaleTimeString() + ' · max ' + max + ' per bar';
-    chart.appendChild(axis);
     figure.appendChild(chart);
     var legend = el('div', 'legend');
+    legend.appendChild(el('em', '', time(lo) + ' – ' + time(hi) + ', at most ' + max + ' per bar'));
     KINDS.concat(shown.map(function (v) { return v.kind; })).filter(function (k, n, all) { return all.indexOf(k) === n; })
       .filter(function (k) { return shown.some(function (v) { return v.kind === k; }); })
       .forEach(function (k) { var s = el('span', '', k); s.style.setProperty('--c', kindColour(k)); legend.appendChild(s); });
