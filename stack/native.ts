@@ -1,6 +1,7 @@
 // The observability stack of docker/compose.yaml without Docker: the
 // Collector and Jaeger built by stack/build.sh, Prometheus and Alertmanager
-// from the system's packages, each started with the repository's own config
+// from the system's packages, the package's own violation viewer (dist/viewer,
+// run by this Node), each started with the repository's own config
 // files, their addresses moved to loopback (stack/loopback.ts). Used by
 // `npm run stack` and by the end-to-end test.
 
@@ -24,9 +25,11 @@ import { DOCKER_DIR, readCompose, type ComposeService } from './compose';
 import { toLoopback } from './loopback';
 
 export const STACK_BIN = resolve(__dirname, 'bin');
+/** The viewer compose mounts: `npm run build` makes it. */
+const VIEWER_BIN = resolve(__dirname, '..', 'dist', 'viewer', 'bin.js');
 
-/** The services run natively; Grafana is left to Docker. */
-export const NATIVE_SERVICES = ['jaeger', 'collector', 'alertmanager', 'prometheus'] as const;
+/** The services run natively, peers first; Grafana is left to Docker. */
+export const NATIVE_SERVICES = ['jaeger', 'viewer', 'collector', 'alertmanager', 'prometheus'] as const;
 export type NativeService = (typeof NATIVE_SERVICES)[number];
 
 export interface StackOptions {
@@ -67,6 +70,7 @@ export function findProgram(name: string): string | undefined {
 function program(service: NativeService): string {
   if (service === 'collector') return join(STACK_BIN, 'otelcol-nous');
   if (service === 'jaeger') return join(STACK_BIN, 'jaeger');
+  if (service === 'viewer') return process.execPath;
   // Debian calls Alertmanager prometheus-alertmanager.
   const names = service === 'alertmanager' ? ['alertmanager', 'prometheus-alertmanager'] : [service];
   for (const name of names) {
@@ -90,9 +94,9 @@ export function missingPrograms(services: readonly NativeService[] = NATIVE_SERV
       continue;
     }
     try {
-      statSync(path);
+      statSync(service === 'viewer' ? VIEWER_BIN : path);
     } catch {
-      missing.push(`${path} is not built (npm run stack:build)`);
+      missing.push(service === 'viewer' ? `${VIEWER_BIN} is not built (npm run build)` : `${path} is not built (npm run stack:build)`);
     }
   }
   return missing;
@@ -139,7 +143,15 @@ function neededPorts(compose: Map<string, ComposeService>, running: ReadonlySet<
 }
 
 /** The arguments the native process needs beyond compose's: where to listen and keep data. */
-function nativeArgs(service: NativeService, dir: string, port: (p: number) => number): string[] {
+function nativeArgs(
+  service: NativeService,
+  dir: string,
+  port: (p: number) => number,
+  url: (s: NativeService, p: number) => string,
+): string[] {
+  // The viewer takes its flags' last values: loopback, its loopback ports, and the Jaeger this stack runs.
+  if (service === 'viewer')
+    return ['--host', '127.0.0.1', '--otlp-port', String(port(4318)), '--port', String(port(4320)), '--jaeger', url('jaeger', 16686)];
   if (service === 'prometheus')
     return [`--storage.tsdb.path=${join(dir, 'prometheus-data')}`, `--web.listen-address=127.0.0.1:${port(9090)}`];
   if (service === 'alertmanager')
@@ -151,6 +163,7 @@ function nativeArgs(service: NativeService, dir: string, port: (p: number) => nu
 function readiness(service: NativeService, url: (p: number) => string): { url: string; anyStatus: boolean } {
   if (service === 'collector') return { url: `${url(4318)}/v1/traces`, anyStatus: true }; // GET gets 405 once it listens
   if (service === 'jaeger') return { url: `${url(16686)}/api/services`, anyStatus: false };
+  if (service === 'viewer') return { url: `${url(4320)}/`, anyStatus: false };
   if (service === 'prometheus') return { url: `${url(9090)}/-/ready`, anyStatus: false };
   return { url: `${url(9093)}/-/ready`, anyStatus: false };
 }
@@ -187,6 +200,11 @@ function deriveFiles(
 ): Map<string, string> {
   const placed = new Map<string, string>(); // container path -> derived path
   for (const mount of service.mounts) {
+    // A folder outside docker/ (the built viewer) is used where it is: it holds no address to move.
+    if (relative(DOCKER_DIR, mount.source).startsWith('..')) {
+      placed.set(mount.target, mount.source);
+      continue;
+    }
     const derived = join(dir, relative(DOCKER_DIR, mount.source));
     mkdirSync(dirname(derived), { recursive: true });
     if (statSync(mount.source).isDirectory()) cpSync(mount.source, derived, { recursive: true });
@@ -254,7 +272,7 @@ export async function startStack(options: StackOptions = {}): Promise<NativeStac
       const placed = deriveFiles(service, dir, running, portFor);
       const args = service.args.map((arg) => [...placed].reduce((text, [target, path]) => text.split(target).join(path), arg));
       const out = openSync(logPath(name), 'a');
-      const child = spawn(program(name), [...args, ...nativeArgs(name, dir, (p) => portFor(name, p))], {
+      const child = spawn(program(name), [...args, ...nativeArgs(name, dir, (p) => portFor(name, p), url)], {
         cwd: dir,
         env,
         stdio: ['ignore', out, out],

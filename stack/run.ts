@@ -1,7 +1,8 @@
 // `npm run stack`: the observability stack of docker/compose.yaml without
 // Docker, on loopback, until Ctrl-C. Build the Collector and Jaeger first
 // with `npm run stack:build` (Go), and install Prometheus and Alertmanager
-// (Debian: apt-get install prometheus prometheus-alertmanager).
+// (Debian: apt-get install prometheus prometheus-alertmanager); the script
+// builds the package, whose violation viewer the stack runs.
 
 import { missingPrograms, startStack } from './native';
 
@@ -16,6 +17,7 @@ async function main(): Promise<void> {
     [
       'The stack is up on loopback (Ctrl-C stops it):',
       `  OTLP          OTEL_EXPORTER_OTLP_ENDPOINT=${stack.url('collector', 4318)}`,
+      `  Viewer        ${stack.url('viewer', 4320)} (violations, live; docs/viewer.md)`,
       `  Jaeger        ${stack.url('jaeger', 16686)} (the query API; the UI is in the image)`,
       `  Prometheus    ${stack.url('prometheus', 9090)}`,
       `  Alertmanager  ${stack.url('alertmanager', 9093)}`,

@@ -38,4 +38,24 @@ describe('with @opentelemetry/instrumentation-openai', () => {
     expect(contrib.map((s) => s.events.filter((e) => e === 'nous.session.invariant.violation').length)).toEqual([0, 1]);
     expect(spans.filter((s) => s.scope === 'nous-session-invariant')).toEqual([]);
   });
+
+  it.each(['contrib-first', 'ours-first'])(
+    'on openai 7 contrib instruments nothing, silently; the check still reports (%s)',
+    async (order) => {
+      const run = await runNode([join(fixture, 'app.cjs')], {
+        FAKE_PROVIDER_URL: provider.openaiBaseURL,
+        ORDER: order,
+        OPENAI_FROM_ROOT: '1',
+      });
+      expect(run.code, run.stderr).toBe(0);
+      const { openaiVersion, spans } = JSON.parse(run.stdout) as {
+        openaiVersion: string;
+        spans: Array<{ name: string; scope: string; attributes: Record<string, unknown>; events: string[] }>;
+      };
+      expect(openaiVersion).toMatch(/^7\./);
+      expect(spans.filter((s) => s.scope === '@opentelemetry/instrumentation-openai')).toEqual([]);
+      const ours = spans.filter((s) => s.scope === 'nous-session-invariant');
+      expect(ours.map((s) => [s.name, s.events])).toEqual([['nous.session.invariant check', ['nous.session.invariant.violation']]]);
+    },
+  );
 });

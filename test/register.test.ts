@@ -20,7 +20,7 @@ describe.each(apps)('node $flag nous-session-invariant/register ($app)', ({ flag
 
     const events = h.receiver.events().filter((e) => e.name === 'nous.session.invariant.violation');
     expect(events).toHaveLength(1);
-    expect(events[0]!.span).toBe('chat gpt-test');
+    expect(events[0]!.span).toBe('nous.session.invariant check');
     expect(events[0]!.attributes).toMatchObject({
       'nous.session.invariant.kind': 'extra_message',
       'nous.session.invariant.mode': 'warn',
@@ -125,14 +125,15 @@ describe('register lifecycle', () => {
     expect(h.receiver.raw).toEqual([]);
   });
 
-  it('prints violations and counters to the console when nothing is configured (the embedded default)', async () => {
+  it('prints each violation once (the warning line) and the counters to the console when nothing is configured (the embedded default)', async () => {
     const run = await runNode(['--require', 'nous-session-invariant/register', 'test/fixtures/agent-app.cjs'], {
       FAKE_PROVIDER_URL: h.provider.openaiBaseURL,
     });
     expect(run.code).toBe(0);
     expect(run.stderr).toMatch(
-      /span "chat gpt-test" event nous\.session\.invariant\.violation .*"nous\.session\.invariant\.kind":"extra_message"/,
+      /\[nous-session-invariant\] session invariant violation: extra_message: .* trace [0-9a-f]{32} span [0-9a-f]{16}\./,
     );
+    expect(run.stderr).not.toContain('event nous.session.invariant.violation');
     expect(run.stderr).toMatch(/counter nous\.session\.invariant\.violation .* = 1/);
     expect(run.stderr).not.toMatch(/SECRET/);
   });

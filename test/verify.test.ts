@@ -100,7 +100,7 @@ describe('verify: modes', () => {
     expect(otel.spans.getFinishedSpans()[0]!.events.map((e) => e.name)).toEqual([VIOLATION_EVENT]);
     expect(await otel.points(VIOLATION_METRIC)).toMatchObject([{ value: 1 }]);
     expect(warn).toHaveBeenCalledTimes(1);
-    expect(warn.mock.calls[0]![0]).toMatch(/extra_message at index 5/);
+    expect(warn.mock.calls[0]![0]).toMatch(/extra_message: .* at position 5 \(0-based/);
     expect(warn.mock.calls[0]![0]).not.toMatch(/secret prompt text/);
   });
 
@@ -178,6 +178,18 @@ describe('verify: modes', () => {
 });
 
 describe('verify: telemetry (docs/behaviour.md §6)', () => {
+  it('names the conversation: the conversationId given, else the log’s own id, the same on every call', () => {
+    const log = exampleLog();
+    inSpan(() => verify(log, ghostRequest(log), { mode: 'warn' }));
+    inSpan(() => verify(log, ghostRequest(log), { mode: 'warn' }));
+    inSpan(() => verify(log, ghostRequest(log), { mode: 'warn', conversationId: 'app-conv-1' }));
+    const ids = otel.spans.getFinishedSpans().map((s) => s.events[0]!.attributes!['gen_ai.conversation.id']);
+    expect(ids[0]).toBe(ids[1]);
+    expect(ids[2]).toBe('app-conv-1');
+    const records = otel.logs.getFinishedLogRecords();
+    expect(records.map((r) => r.attributes['gen_ai.conversation.id'])).toEqual(ids);
+  });
+
   it('puts the details on the span event, without previews by default', () => {
     const log = exampleLog();
     inSpan(() => verify(log, ghostRequest(log), { mode: 'warn' }));
@@ -186,6 +198,7 @@ describe('verify: telemetry (docs/behaviour.md §6)', () => {
       'nous.session.invariant.kind': 'extra_message',
       'nous.session.invariant.mode': 'warn',
       'nous.session.invariant.log': 'bound',
+      'gen_ai.conversation.id': expect.stringMatching(/^[0-9a-f-]{36}$/),
       'nous.session.invariant.index': 5,
       'nous.session.invariant.request_length': 6,
       'nous.session.invariant.log_length': 5,
@@ -224,6 +237,7 @@ describe('verify: telemetry (docs/behaviour.md §6)', () => {
       'nous.session.invariant.kind': 'orphaned_tool_result',
       'nous.session.invariant.mode': 'warn',
       'nous.session.invariant.log': 'bound',
+      'gen_ai.conversation.id': expect.any(String),
       'nous.session.invariant.tool_call_id': 'c9',
     });
   });

@@ -15,6 +15,14 @@ export interface SessionInvariantInstrumentationConfig extends InstrumentationCo
   mode?: Mode;
   /** Message previews on violation events; defaults to OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true. */
   captureContent?: boolean;
+  /**
+   * With content capture on, rewrites each preview before it is recorded
+   * (span event, warning line, strict mode's error). A throw drops that
+   * preview and counts an internal error.
+   */
+  redact?: (text: string) => string;
+  /** With content capture on, characters kept of each preview after `redact` (at most 120, the default). */
+  previewLength?: number;
   /** `gen_ai.agent.name` for requests whose session names none. */
   agentName?: string;
   /** The implicit conversation log for requests with no bound session; `false` turns it off. */

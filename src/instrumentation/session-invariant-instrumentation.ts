@@ -6,6 +6,7 @@ import { InstrumentationBase, isWrapped, type InstrumentationNodeModuleDefinitio
 import { INTEGRATIONS } from '../integrations/index';
 import { resolveMode } from '../invariant/mode';
 import { clearHost, setHost, type HostSettings, type RequestCheckHost } from '../request-path/host';
+import { apiEventLogger } from '../telemetry/evaluation-event';
 import { createInstruments, type InvariantInstruments } from '../telemetry/instruments';
 import { contained } from '../telemetry/internal-error';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../version';
@@ -25,6 +26,7 @@ export class SessionInvariantInstrumentation extends InstrumentationBase<Session
   declare private _instruments: InvariantInstruments;
   declare private _stops: Array<() => void> | undefined;
   declare private _host: RequestCheckHost | undefined;
+  declare private _ownLoggerProvider: boolean | undefined;
 
   /**
    * `config`: `mode`, `captureContent`, `agentName`, `implicit`, `trustInputFilters` and the
@@ -39,6 +41,12 @@ export class SessionInvariantInstrumentation extends InstrumentationBase<Session
 
   protected override _updateMetricInstruments(): void {
     this._instruments = createInstruments(this.meter);
+  }
+
+  /** Like contrib's: the given provider gets the `gen_ai.evaluation.result` log events, not the global one. */
+  override setLoggerProvider(loggerProvider: Parameters<InstrumentationBase['setLoggerProvider']>[0]): void {
+    super.setLoggerProvider(loggerProvider);
+    this._ownLoggerProvider = true;
   }
 
   protected override init(): InstrumentationNodeModuleDefinition[] {
@@ -89,6 +97,11 @@ export class SessionInvariantInstrumentation extends InstrumentationBase<Session
       get instruments() {
         return instrumentation._instruments;
       },
+      // A provider given to this instrumentation wins; else the global one in @opentelemetry/api (where current
+      // SDKs register), else the base class's logger, which reads @opentelemetry/api-logs' global (older SDKs).
+      get eventLogger() {
+        return (instrumentation._ownLoggerProvider ? undefined : apiEventLogger()) ?? instrumentation.logger;
+      },
     });
   }
 
@@ -98,6 +111,7 @@ export class SessionInvariantInstrumentation extends InstrumentationBase<Session
       mode: config.mode === undefined ? undefined : resolveMode(config.mode),
       agentName: config.agentName,
       captureContent: config.captureContent,
+      previews: { redact: config.redact, previewLength: config.previewLength },
       implicit: config.implicit === false ? { enabled: false } : config.implicit === true ? { enabled: true } : config.implicit,
       trustInputFilters: config.trustInputFilters,
     };

@@ -15,6 +15,8 @@ export interface SessionBinding {
   readonly agentName?: string | undefined;
   /** Overrides the instrumentation's mode for requests made in this scope. */
   readonly mode?: Mode | undefined;
+  /** Recorded as `gen_ai.conversation.id` on violations; absent: the log's own random id. */
+  readonly conversationId?: string | undefined;
 }
 
 /**
@@ -28,6 +30,8 @@ export interface WithSessionOptions {
   agentName?: string;
   /** The mode for requests made in this scope. */
   mode?: Mode;
+  /** The app's own id of this conversation, recorded as `gen_ai.conversation.id` (default: a random id per log). */
+  conversationId?: string;
 }
 
 // Kept on globalThis under Symbol.for, so every copy of this package in a
@@ -47,7 +51,12 @@ const storage = (holder[STORAGE] ??= new AsyncLocalStorage<SessionBinding>());
 export function withSession<T>(log: SessionLog, fn: () => T, options: WithSessionOptions = {}): T {
   if (!(log instanceof SessionLog)) throw new TypeError('withSession expects a SessionLog as its first argument');
   if (typeof fn !== 'function') throw new TypeError('withSession expects a function to run as its second argument');
-  const binding: SessionBinding = Object.freeze({ log, agentName: options.agentName, mode: options.mode });
+  const binding: SessionBinding = Object.freeze({
+    log,
+    agentName: options.agentName,
+    mode: options.mode,
+    conversationId: options.conversationId,
+  });
   return storage.run(binding, fn);
 }
 

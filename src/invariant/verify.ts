@@ -1,17 +1,21 @@
 // `verify`: the check plus its side effects, according to the mode.
 
 import { trace, type Span } from '@opentelemetry/api';
+import { conversationIdOf } from '../log/conversation-id';
 import type { SessionLog } from '../log/session-log';
 import { reportInternalError } from '../telemetry/internal-error';
 import type { InvariantInstruments } from '../telemetry/instruments';
 import { logWarning, warnOnce } from '../telemetry/logger';
-import type { OwnedSpan } from '../telemetry/model-request-span';
+import type { OwnedSpan } from '../telemetry/check-span';
+import { apiEventLogger, emitEvaluationEvent, type EventLogger } from '../telemetry/evaluation-event';
+import { applyPreviewPolicy, type PreviewPolicy } from '../telemetry/previews';
 import { CAPTURE_CONTENT_ENV_VAR } from '../telemetry/semconv';
 import { recordCheck, recordViolation, type LogKind } from '../telemetry/violation-event';
+import { violationLine } from '../telemetry/violation-line';
 import { check } from './check';
 import type { Message } from './messages';
-import { isTestEnvironment, readEnvFlag, resolveMode, type Mode } from './mode';
-import { SessionInvariantViolation, describeViolation, withoutPreviews, type CheckResult, type ViolationDetails } from './violation';
+import { isTestEnvironment, resolveMode, type Mode } from './mode';
+import { SessionInvariantViolation, withoutPreviews, type CheckResult, type ViolationDetails } from './violation';
 
 /**
  * Options of `verify`. Unlike the request path, `verify` consults neither a
@@ -29,6 +33,8 @@ export interface VerifyOptions {
   captureContent?: boolean;
   /** The span of the model request (default: the active span). */
   span?: Span;
+  /** Recorded as `gen_ai.conversation.id` on the span event and the log event (never on the counters); default: the log's own random id. */
+  conversationId?: string;
 }
 
 /**
@@ -54,6 +60,7 @@ export function verify(log: SessionLog | undefined, request: readonly Message[],
     log: 'bound',
     agentName: options.agentName,
     provider: options.provider,
+    conversationId: options.conversationId ?? conversationIdOf(log),
     captureContent: options.captureContent ?? captureContentFromEnv(),
     span: options.span,
     mayThrow: true,
@@ -67,12 +74,18 @@ export interface CheckReaction {
   log: LogKind;
   agentName: string | undefined;
   provider: string | undefined;
+  /** `gen_ai.conversation.id`: the bound session's, or the implicit conversation's (set by the implicit log). */
+  conversationId?: string | undefined;
   captureContent: boolean;
+  /** The app's redact hook and preview length; previews pass through them before anything records them. */
+  previews?: PreviewPolicy | undefined;
   /** The request's span, when the seam knows it (else the active span, else `spanForViolation`). */
   span?: Span | undefined;
   /** A span to carry the event when there is neither: made only on a violation, ended after it is recorded. */
-  spanForViolation?: (() => OwnedSpan | undefined) | undefined;
+  spanForViolation?: ((reaction: CheckReaction) => OwnedSpan | undefined) | undefined;
   instruments?: InvariantInstruments | undefined;
+  /** Where the `gen_ai.evaluation.result` log event goes (default: the global logger provider's). */
+  eventLogger?: EventLogger | undefined;
   /** False where a throw cannot reach the caller (a diagnostics-channel subscriber): strict is recorded as warn. */
   mayThrow: boolean;
 }
@@ -86,31 +99,49 @@ export function actOnCheck(result: CheckResult, reaction: CheckReaction): Violat
   const throws = reaction.mode === 'strict' && reaction.mayThrow && strictAllowedHere();
   const recordedMode: Mode = reaction.mode === 'strict' && !throws ? 'warn' : reaction.mode;
   const violation = result.ok ? undefined : result.violation;
+  // What may leave the process: previews only with content capture on, and then through the app's policy.
+  let shown = violation === undefined ? undefined : withoutPreviews(violation);
   try {
     const context = { ...reaction, mode: recordedMode };
     recordCheck(context);
-    if (violation !== undefined) {
+    if (violation !== undefined && shown !== undefined) {
+      if (reaction.captureContent)
+        shown = applyPreviewPolicy(violation, reaction.previews ?? {}, (error) =>
+          reportInternalError('the redact hook', error, reaction.instruments),
+        );
       const span = reaction.span ?? trace.getActiveSpan();
-      const owned = span === undefined ? reaction.spanForViolation?.() : undefined;
+      const owned = span === undefined ? reaction.spanForViolation?.(reaction) : undefined;
+      const target = owned?.span ?? span;
       try {
-        recordViolation(violation, { ...context, span: owned?.span ?? span });
+        recordViolation(shown, { ...context, span: target });
+        emitEvaluationEvent(reaction.eventLogger ?? apiEventLogger(), shown, context, target);
       } finally {
         owned?.end();
       }
-      logWarning(violationMessage(violation, reaction));
+      logWarning(violationLine(shown, { ...reaction, spanContext: target?.spanContext() }));
     }
   } catch (error) {
     reportInternalError('recording a check', error, reaction.instruments);
   }
   // The error reaches the app's logs: it carries previews only where telemetry would.
-  if (violation !== undefined && throws)
-    throw new SessionInvariantViolation(reaction.captureContent ? violation : withoutPreviews(violation));
+  if (shown !== undefined && throws) throw new SessionInvariantViolation(shown);
   return violation;
 }
 
-/** `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true` switches message previews on. */
-export function captureContentFromEnv(): boolean {
-  return readEnvFlag(CAPTURE_CONTENT_ENV_VAR) === true;
+/**
+ * `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`, read as contrib's
+ * GenAI instrumentations read it: `true` or `false` in any case; anything
+ * else is warned about once and means off.
+ */
+export function captureContentFromEnv(env: NodeJS.ProcessEnv = typeof process === 'object' && process?.env ? process.env : {}): boolean {
+  const raw = env[CAPTURE_CONTENT_ENV_VAR]?.trim().toLowerCase();
+  if (raw === undefined || raw === '' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  warnOnce(
+    `capture-env:${raw}`,
+    `${CAPTURE_CONTENT_ENV_VAR}=${JSON.stringify(env[CAPTURE_CONTENT_ENV_VAR])} is not "true" or "false"; it is ignored and content capture stays off`,
+  );
+  return false;
 }
 
 function strictAllowedHere(): boolean {
@@ -121,14 +152,4 @@ function strictAllowedHere(): boolean {
       'here it behaves as "warn", so a bookkeeping discrepancy cannot take down a live run',
   );
   return false;
-}
-
-function violationMessage(violation: ViolationDetails, reaction: CheckReaction): string {
-  const agent = reaction.agentName ? ` (agent ${reaction.agentName})` : '';
-  const log = reaction.log === 'implicit' ? ' against the conversation so far' : '';
-  let message = `session invariant violation${agent}${log}: ${describeViolation(violation)}`;
-  if (reaction.captureContent && 'extra' in violation) {
-    message += `; extra previews ${JSON.stringify(violation.extra)}; missing previews ${JSON.stringify(violation.missing)}`;
-  }
-  return message;
 }

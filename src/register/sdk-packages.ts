@@ -13,6 +13,7 @@ export const SDK_PACKAGES: Readonly<Record<string, string>> = {
   '@opentelemetry/sdk-node': '^0.301.0',
   '@opentelemetry/sdk-metrics': '^3.1.0',
   '@opentelemetry/sdk-trace': '^3.1.0',
+  '@opentelemetry/sdk-logs': '^3.1.0',
   '@opentelemetry/resources': '^3.1.0',
   '@opentelemetry/core': '^3.1.0',
 };

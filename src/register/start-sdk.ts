@@ -6,9 +6,10 @@
 import { metrics } from '@opentelemetry/api';
 import { PeriodicExportingMetricReader, type PushMetricExporter } from '@opentelemetry/sdk-metrics';
 import { NodeSDK, type NodeSDKConfiguration } from '@opentelemetry/sdk-node';
+import { SimpleLogRecordProcessor } from '@opentelemetry/sdk-logs';
 import { SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
 import type { SessionInvariantInstrumentation } from '../instrumentation/session-invariant-instrumentation';
-import { InvariantConsoleMetricExporter, ViolationConsoleSpanExporter } from './console-exporters';
+import { EvaluationConsoleLogExporter, InvariantConsoleMetricExporter, ViolationConsoleSpanExporter } from './console-exporters';
 import { withDefaultExportTimeout } from './export-timeout';
 import { numericOverrides, readMillis } from './numeric-env';
 import { otlpHttpMetricExporter, otlpHttpProtocol, otlpHttpSpanExporter } from './otlp-http-exporters';
@@ -17,7 +18,7 @@ import { withVariable, withVariables } from './scoped-env';
 
 type Env = NodeJS.ProcessEnv;
 
-/** Starts the whole SDK (traces, metrics, context manager, propagator) with `instrumentation`. */
+/** Starts the whole SDK (traces, metrics, logs, context manager, propagator) with `instrumentation`. */
 export function startSdk(env: Env, instrumentation: SessionInvariantInstrumentation): NodeSDK {
   // The SDK builds its exporters in its constructor (metrics) and in start (traces).
   return withSaneEnv(env, () => {
@@ -26,6 +27,7 @@ export function startSdk(env: Env, instrumentation: SessionInvariantInstrumentat
       resourceDetectors: resourceDetectorsFor(env),
       ...spanExportersFor(env),
       ...metricExportersFor(env),
+      ...logExportersFor(env),
     });
     sdk.start();
     return sdk;
@@ -78,6 +80,12 @@ function spanExportersFor(env: Env): Partial<NodeSDKConfiguration> {
     return protocol ? { traceExporter: otlpHttpSpanExporter(env, protocol) } : {};
   }
   return { spanProcessors: [new SimpleSpanProcessor({ exporter: new ViolationConsoleSpanExporter() })] };
+}
+
+/** Logs carry the `gen_ai.evaluation.result` events; configured like the other signals. */
+function logExportersFor(env: Env): Partial<NodeSDKConfiguration> {
+  if (set(env, ['OTEL_LOGS_EXPORTER', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_LOGS_ENDPOINT'])) return {};
+  return { logRecordProcessors: [new SimpleLogRecordProcessor({ exporter: new EvaluationConsoleLogExporter() })] };
 }
 
 function metricExportersFor(env: Env): Partial<NodeSDKConfiguration> {

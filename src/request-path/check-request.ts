@@ -17,7 +17,8 @@ import { SessionInvariantViolation } from '../invariant/violation';
 import type { Message } from '../invariant/messages';
 import { contained } from '../telemetry/internal-error';
 import { warnOnce } from '../telemetry/logger';
-import { startModelRequestSpan } from '../telemetry/model-request-span';
+import { conversationIdOf } from '../log/conversation-id';
+import { startCheckSpan } from '../telemetry/check-span';
 import { currentHost, type HostSettings, type RequestCheckHost } from './host';
 import type { CallOptions, ModelRequest, Seam } from './model-request';
 import { implicitLogEnabled, implicitLogs } from './implicit/registry';
@@ -136,10 +137,21 @@ function checkWith(host: RequestCheckHost, request: ModelRequest, call: CallOpti
     log: log === undefined ? 'implicit' : (call.logKind ?? 'bound'),
     agentName: call.agentName ?? session?.agentName ?? settings.agentName,
     provider: request.provider,
+    // The bound session's id; the implicit log sets its conversation's own.
+    conversationId:
+      log === undefined ? undefined : call.log === undefined ? (session?.conversationId ?? conversationIdOf(log)) : conversationIdOf(log),
     captureContent: call.captureContent ?? settings.captureContent ?? captureContentFromEnv(),
+    previews: settings.previews,
     span: request.span,
-    spanForViolation: () => startModelRequestSpan(host.tracer, request),
+    spanForViolation: (r) =>
+      startCheckSpan(host.tracer, {
+        provider: request.provider,
+        model: request.model,
+        agentName: r.agentName,
+        conversationId: r.conversationId,
+      }),
     instruments: host.instruments,
+    eventLogger: host.eventLogger,
     mayThrow: seam.mayThrow,
   };
   if (log !== undefined) {

@@ -4,6 +4,8 @@
 
 import { trace, type Tracer } from '@opentelemetry/api';
 import type { Mode } from '../invariant/mode';
+import { apiEventLogger, type EventLogger } from '../telemetry/evaluation-event';
+import type { PreviewPolicy } from '../telemetry/previews';
 import { instrumentsFromGlobal, type InvariantInstruments } from '../telemetry/instruments';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../version';
 
@@ -22,6 +24,8 @@ export interface HostSettings {
   mode?: Mode | undefined;
   agentName?: string | undefined;
   captureContent?: boolean | undefined;
+  /** The redact hook and preview length for previews (content capture on). */
+  previews?: PreviewPolicy | undefined;
   implicit?: ImplicitLogOptions | undefined;
   /** Take an Agents SDK input filter's output as a view of the log instead of checking it (docs/behaviour.md §5.5). */
   trustInputFilters?: boolean | undefined;
@@ -35,10 +39,12 @@ export interface HostSettings {
 export interface RequestCheckHost {
   /** The instrumentation's configuration as it applies to a check, read per request. */
   settings(): HostSettings;
-  /** Starts the `chat {model}` span a violation goes on when the request has no span. */
+  /** Starts the `nous.session.invariant check` span a violation goes on when the request has no span. */
   readonly tracer: Tracer;
   /** The counters the checks are recorded on. */
   readonly instruments: InvariantInstruments;
+  /** Where the `gen_ai.evaluation.result` log events go; undefined: nowhere. */
+  readonly eventLogger: EventLogger | undefined;
 }
 
 let active: RequestCheckHost | undefined;
@@ -60,6 +66,9 @@ const globalHost: RequestCheckHost = {
   },
   get instruments() {
     return instrumentsFromGlobal();
+  },
+  get eventLogger() {
+    return apiEventLogger();
   },
 };
 

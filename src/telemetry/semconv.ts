@@ -115,33 +115,50 @@ export const ATTR_EVICTION_REASON = 'nous.session.invariant.eviction.reason';
 // OpenTelemetry GenAI semantic conventions.
 /**
  * GenAI convention: the agent's name, from the call option, the bound session
- * or the config (docs/behaviour.md §5.5). On the violation and checks counters
- * when known.
+ * or the config (docs/behaviour.md §5.5). When known, on the violation and
+ * checks counters, the span event, the log event and the package's own span.
  */
 export const ATTR_GEN_AI_AGENT_NAME = 'gen_ai.agent.name';
 /**
  * GenAI convention: the provider (`openai`, `anthropic`, ...). On the violation
- * and checks counters when known, and on the `chat {model}` span the package
- * starts when a violation has no span to go on (docs/behaviour.md §6.1, §6.2).
+ * and checks counters when known, and on the `nous.session.invariant check`
+ * span the package starts when a violation has no span to go on
+ * (docs/behaviour.md §6.1, §6.2).
  */
 export const ATTR_GEN_AI_PROVIDER_NAME = 'gen_ai.provider.name';
 /**
- * GenAI convention: the operation. Set to `chat` on the span the package starts
- * for a violation that has no span of its own (docs/behaviour.md §6.1).
- */
-export const ATTR_GEN_AI_OPERATION_NAME = 'gen_ai.operation.name';
-/**
- * GenAI convention: the requested model, on the span the package starts for a
- * violation with no span of its own; that span is named `chat {model}` after
- * it.
+ * GenAI convention: the requested model, on the `nous.session.invariant check`
+ * span the package starts for a violation with no span of its own.
  */
 export const ATTR_GEN_AI_REQUEST_MODEL = 'gen_ai.request.model';
+
 /**
- * The GenAI operation name of a chat request: the value of
- * `gen_ai.operation.name` on a span the package starts, and the first word of
- * that span's name, as the conventions name client spans.
+ * GenAI convention: the conversation a request belongs to. On the span event,
+ * the evaluation log event and the package's own span, never on a counter (one
+ * series per conversation would be unbounded): the bound session's id (the
+ * `conversationId` given to `withSession`, else a random id per log), or for the
+ * implicit log a random id given when the conversation was first seen
+ * (docs/behaviour.md §6.1).
  */
-export const GEN_AI_OPERATION_CHAT = 'chat';
+export const ATTR_GEN_AI_CONVERSATION_ID = 'gen_ai.conversation.id';
+
+/** GenAI convention: the evaluation event, emitted through the Logs API beside each violation's span event. */
+export const EVALUATION_EVENT = 'gen_ai.evaluation.result';
+/** GenAI convention: which evaluation produced the result; always `nous.session.invariant`. */
+export const ATTR_GEN_AI_EVALUATION_NAME = 'gen_ai.evaluation.name';
+/** GenAI convention: the result as a label; here the violation kind. */
+export const ATTR_GEN_AI_EVALUATION_SCORE_LABEL = 'gen_ai.evaluation.score.label';
+/** GenAI convention: why; here the content-free description of the violation. */
+export const ATTR_GEN_AI_EVALUATION_EXPLANATION = 'gen_ai.evaluation.explanation';
+/** The value of `gen_ai.evaluation.name` on the package's evaluation events. */
+export const EVALUATION_NAME = 'nous.session.invariant';
+
+/**
+ * The name of the INTERNAL span the package starts when a violation has no
+ * span to go on. Not `chat {model}` and not CLIENT: it is no model call, and
+ * spanmetrics/RED dashboards must not count it as one (docs/behaviour.md §6.1).
+ */
+export const CHECK_SPAN_NAME = 'nous.session.invariant check';
 
 /** The GenAI conventions' switch for content capture: message previews only when it is `true`. */
 export const CAPTURE_CONTENT_ENV_VAR = 'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT';

@@ -13,6 +13,7 @@ import {
   ATTR_EXTRA_PREVIEWS,
   ATTR_EXTRA_ROLES,
   ATTR_GEN_AI_AGENT_NAME,
+  ATTR_GEN_AI_CONVERSATION_ID,
   ATTR_GEN_AI_PROVIDER_NAME,
   ATTR_INDEX,
   ATTR_KIND,
@@ -37,6 +38,8 @@ export interface RecordContext {
   log: LogKind;
   agentName?: string | undefined;
   provider?: string | undefined;
+  /** `gen_ai.conversation.id`: on the span event and the log event, never on a counter (cardinality). */
+  conversationId?: string | undefined;
   /** Message previews on the span event. Off unless switched on: prompts are not exported by default. */
   captureContent: boolean;
   /** The request's span; defaults to the active span. */
@@ -73,7 +76,7 @@ export function violationsRecorded(): number {
   return recordedViolations;
 }
 
-/** Attributes shared by both counters: mode, log kind, agent and provider, when known. */
+/** Attributes shared by both counters: mode, log kind, agent and provider, when known; never the conversation. */
 function requestAttributes(context: RecordContext): Attributes {
   const attributes: Attributes = { [ATTR_MODE]: context.mode, [ATTR_LOG]: context.log };
   if (context.agentName) attributes[ATTR_GEN_AI_AGENT_NAME] = context.agentName;
@@ -83,6 +86,9 @@ function requestAttributes(context: RecordContext): Attributes {
 
 function violationAttributes(violation: ViolationDetails, context: RecordContext): Attributes {
   const attributes: Attributes = { [ATTR_KIND]: violation.kind, [ATTR_MODE]: context.mode, [ATTR_LOG]: context.log };
+  // Per event, so event rows group by agent and conversation; the conversation stays off the counters.
+  if (context.agentName) attributes[ATTR_GEN_AI_AGENT_NAME] = context.agentName;
+  if (context.conversationId) attributes[ATTR_GEN_AI_CONVERSATION_ID] = context.conversationId;
   switch (violation.kind) {
     case 'orphaned_tool_result':
       if (violation.toolCallId !== null) attributes[ATTR_TOOL_CALL_ID] = violation.toolCallId;

@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/collector/confmap/provider/fileprovider"
 	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/exporter/otlpexporter"
+	"go.opentelemetry.io/collector/exporter/otlphttpexporter"
 	"go.opentelemetry.io/collector/otelcol"
 	"go.opentelemetry.io/collector/processor/batchprocessor"
 	"go.opentelemetry.io/collector/receiver/otlpreceiver"
@@ -30,7 +31,12 @@ func components() (otelcol.Factories, error) {
 	if factories.Processors, err = otelcol.MakeFactoryMap(batchprocessor.NewFactory()); err != nil {
 		return factories, err
 	}
-	factories.Exporters, err = otelcol.MakeFactoryMap[exporter.Factory](otlpexporter.NewFactory(), prometheusexporter.NewFactory())
+	factories.Exporters, err = otelcol.MakeFactoryMap[exporter.Factory](
+		otlpexporter.NewFactory(),
+		// otlp_http/viewer: traces and logs to the violation viewer (nous-session-invariant view).
+		otlphttpexporter.NewFactory(),
+		prometheusexporter.NewFactory(),
+	)
 	if err != nil {
 		return factories, err
 	}

@@ -344,7 +344,7 @@ describe('implicit log: bounds', () => {
     const store = new ConversationStore({ maxConversations: 1000, idleTimeoutMs: 1000 }, () => {});
     const kept = Array.from(
       { length: 500 },
-      (_, i) => new Conversation([1, i], [], 1, 0, { run: undefined, length: 2, prefill: false, replyObserved: true }),
+      (_, i) => new Conversation(i, [1, i], [], 1, 0, { run: undefined, length: 2, prefill: false, replyObserved: true }),
     );
     for (const conversation of kept) store.add(conversation);
     store.touch(kept[0]!, 0);
@@ -364,7 +364,7 @@ describe('implicit log: bounds', () => {
           let now = 0;
           for (const [op, key, pick] of ops) {
             if (op === 'add') {
-              const c = new Conversation([key], [], key, now, { run: undefined, length: 1, prefill: false, replyObserved: false });
+              const c = new Conversation(key, [key], [], key, now, { run: undefined, length: 1, prefill: false, replyObserved: false });
               store.add(c);
               model.push(c);
               if (model.length > 8) model.shift();

@@ -95,18 +95,23 @@ describe('openai chat completions', () => {
     });
   });
 
-  it('with no active span, makes a GenAI client span for the violation', async () => {
+  it('with no active span, makes an INTERNAL check span for the violation, not one that passes for a model call', async () => {
     const log = weatherLog();
-    await withSession(log, () => client().chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'ghost' }] }));
-    const span = suite.env.otel.spans.getFinishedSpans().find((s) => s.name === 'chat gpt-test')!;
+    await withSession(log, () => client().chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'ghost' }] }), {
+      agentName: 'planner',
+      conversationId: 'conv-42',
+    });
+    const span = suite.env.otel.spans.getFinishedSpans().find((s) => s.name === 'nous.session.invariant check')!;
     expect(span).toBeDefined();
-    expect(span.kind).toBe(2); // CLIENT
-    expect(span.attributes).toMatchObject({
-      'gen_ai.operation.name': 'chat',
+    expect(span.kind).toBe(0); // INTERNAL
+    expect(span.attributes).toEqual({
       'gen_ai.provider.name': 'openai',
       'gen_ai.request.model': 'gpt-test',
+      'gen_ai.agent.name': 'planner',
+      'gen_ai.conversation.id': 'conv-42',
     });
     expect(span.events.map((e) => e.name)).toEqual([VIOLATION_EVENT]);
+    expect(suite.env.otel.spans.getFinishedSpans().some((s) => s.name.startsWith('chat '))).toBe(false);
   });
 
   /** Checked requests so far, counted against one kind of log. */

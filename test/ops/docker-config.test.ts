@@ -41,8 +41,8 @@ describe('docker/compose.yaml', () => {
   const compose = load('compose.yaml');
   const services = compose.services as Record<string, { image: string; volumes?: string[]; command?: string | string[] }>;
 
-  it('has the collector, Jaeger, Prometheus, Alertmanager and Grafana, with pinned images', () => {
-    expect(Object.keys(services).sort()).toEqual(['alertmanager', 'collector', 'grafana', 'jaeger', 'prometheus']);
+  it('has the collector, the viewer, Jaeger, Prometheus, Alertmanager and Grafana, with pinned images', () => {
+    expect(Object.keys(services).sort()).toEqual(['alertmanager', 'collector', 'grafana', 'jaeger', 'prometheus', 'viewer']);
     for (const [name, service] of Object.entries(services)) {
       expect(service.image, name).toMatch(/:[\w.-]+$/);
       expect(service.image, name).not.toMatch(/:latest$/);

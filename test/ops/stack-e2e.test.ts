@@ -4,7 +4,8 @@
 // with the repository's config files. The demo exports over OTLP
 // (http/protobuf, the SDK's default) to the Collector; the violation is then
 // read back from Jaeger's query API, the counter from Prometheus (scraping the
-// Collector) and the alert from Alertmanager's API.
+// Collector), the alert from Alertmanager's API, and the violations from the
+// viewer the Collector also exports to.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { missingPrograms, startStack, type NativeStack } from '../../stack/native';
@@ -78,8 +79,11 @@ describe.skipIf(!runs)('the observability stack, natively: Collector, Jaeger v2,
     );
     expect(events.length).toBeGreaterThanOrEqual(3);
     for (const { span } of events) {
-      expect(span.operationName).toBe('chat local-demo');
-      expect(fields(span.tags)).toMatchObject({ 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'openai', 'span.kind': 'client' });
+      // The package's own span, made because the request had none: INTERNAL, so it is not counted as a model call.
+      expect(span.operationName).toBe('nous.session.invariant check');
+      expect(fields(span.tags)).toMatchObject({ 'gen_ai.provider.name': 'openai', 'gen_ai.request.model': 'local-demo' });
+      expect(fields(span.tags)).not.toHaveProperty('gen_ai.operation.name');
+      expect(fields(span.tags)['span.kind']).not.toBe('client');
     }
     // The buggy builder's first request: the tool result dropped from a log of 4.
     expect(events.map((e) => e.event)).toContainEqual({
@@ -114,6 +118,26 @@ describe.skipIf(!runs)('the observability stack, natively: Collector, Jaeger v2,
     for (const text of PROMPT_TEXT) expect(stored).not.toContain(text);
     expect(stored).not.toContain('process.command_args');
     expect(stored).toContain('nous.session.invariant.kind'); // the check above reads the real export
+  });
+
+  it('the viewer, fed by the Collector, holds the same violations, bound and implicit, with no prompt text', async () => {
+    /** What the viewer's page is sent on connecting: every violation it holds. */
+    const held = async (): Promise<Array<Record<string, unknown>>> => {
+      const response = await fetch(`${stack.url('viewer', 4320)}/api/stream`, { signal: AbortSignal.timeout(5_000) });
+      const reader = response.body!.getReader();
+      let text = '';
+      while (!text.includes('event: ready')) text += new TextDecoder().decode((await reader.read()).value);
+      await reader.cancel();
+      return [...text.matchAll(/^event: violation\ndata: (.*)$/gm)].map((m) => JSON.parse(m[1]!) as Record<string, unknown>);
+    };
+    const violations = await until('the violations in the viewer', async () => ((await held()).length >= 3 ? held() : undefined), 30_000);
+    expect(violations.every((v) => v.service === SERVICE)).toBe(true);
+    expect(new Set(violations.map((v) => v.log))).toEqual(new Set(['bound', 'implicit']));
+    expect(violations).toContainEqual(
+      expect.objectContaining({ kind: 'missing_message', log: 'bound', spanName: 'chat local-demo', provider: 'openai' }),
+    );
+    const stored = JSON.stringify(violations);
+    for (const text of PROMPT_TEXT) expect(stored).not.toContain(text);
   });
 
   it('Prometheus, scraping the Collector, has the counter with its kind, agent and log labels', async () => {

@@ -1,7 +1,8 @@
 // The real OpenTelemetry SDK, registered globally for a test and torn down after.
 
-import { context, metrics, trace } from '@opentelemetry/api';
+import { context, logs, metrics, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { InMemoryLogRecordExporter, LoggerProvider, SimpleLogRecordProcessor } from '@opentelemetry/sdk-logs';
 import { MeterProvider, MetricReader, type DataPoint, type MetricData } from '@opentelemetry/sdk-metrics';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 
@@ -13,6 +14,9 @@ export class OnDemandMetricReader extends MetricReader {
 
 export interface OtelHarness {
   spans: InMemorySpanExporter;
+  /** Log records emitted through the global logger provider of @opentelemetry/api's Logs API. */
+  logs: InMemoryLogRecordExporter;
+  loggerProvider: LoggerProvider;
   tracerProvider: TracerProvider;
   meterProvider: MeterProvider;
   metric(name: string): Promise<MetricData | undefined>;
@@ -25,6 +29,9 @@ export function registerOtel(): OtelHarness {
   const tracerProvider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter: spans })] });
   const reader = new OnDemandMetricReader();
   const meterProvider = new MeterProvider({ readers: [reader] });
+  const logRecords = new InMemoryLogRecordExporter();
+  const loggerProvider = new LoggerProvider({ processors: [new SimpleLogRecordProcessor({ exporter: logRecords })] });
+  logs.setGlobalLoggerProvider(loggerProvider);
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   trace.setGlobalTracerProvider(tracerProvider);
   metrics.setGlobalMeterProvider(meterProvider);
@@ -36,6 +43,8 @@ export function registerOtel(): OtelHarness {
 
   return {
     spans,
+    logs: logRecords,
+    loggerProvider,
     tracerProvider,
     meterProvider,
     metric,
@@ -45,9 +54,11 @@ export function registerOtel(): OtelHarness {
     async teardown() {
       trace.disable();
       metrics.disable();
+      logs.disable();
       context.disable();
       await tracerProvider.shutdown();
       await meterProvider.shutdown();
+      await loggerProvider.shutdown();
     },
   };
 }

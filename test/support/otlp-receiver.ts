@@ -1,4 +1,4 @@
-// A loopback OTLP/HTTP (JSON) receiver: keeps every trace and metric export it is sent.
+// A loopback OTLP/HTTP (JSON) receiver: keeps every trace, metric and log export it is sent.
 
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,6 +16,20 @@ export interface ReceivedEvent {
   span: string;
   name: string;
   attributes: Record<string, unknown>;
+  /** The span's kind (OTLP numbering: 1 INTERNAL, 3 CLIENT), trace and span ids (hex). */
+  kind: number;
+  traceId: string;
+  spanId: string;
+  spanAttributes: Record<string, unknown>;
+}
+
+export interface ReceivedLogRecord {
+  eventName: string | undefined;
+  severityNumber: number | undefined;
+  attributes: Record<string, unknown>;
+  traceId: string | undefined;
+  spanId: string | undefined;
+  scope: string | undefined;
 }
 
 export interface ReceivedPoint {
@@ -30,6 +44,7 @@ export interface OtlpReceiver {
   raw: string[];
   events(): ReceivedEvent[];
   points(metric: string): ReceivedPoint[];
+  logRecords(): ReceivedLogRecord[];
   resourceAttributes(): Array<Record<string, unknown>>;
   close(): Promise<void>;
 }
@@ -48,6 +63,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const raw: string[] = [];
   const traces: any[] = [];
   const metrics: any[] = [];
+  const logs: any[] = [];
   const server: Server = createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString('utf8')));
@@ -56,6 +72,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       const parsed = JSON.parse(body) as unknown;
       if (req.url === '/v1/traces') traces.push(parsed);
       else if (req.url === '/v1/metrics') metrics.push(parsed);
+      else if (req.url === '/v1/logs') logs.push(parsed);
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end('{}');
     });
@@ -70,7 +87,15 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
         t.resourceSpans.flatMap((rs: any) =>
           rs.scopeSpans.flatMap((ss: any) =>
             ss.spans.flatMap((s: any) =>
-              (s.events ?? []).map((e: any) => ({ span: s.name, name: e.name, attributes: attributes(e.attributes) })),
+              (s.events ?? []).map((e: any) => ({
+                span: s.name,
+                name: e.name,
+                attributes: attributes(e.attributes),
+                kind: s.kind,
+                traceId: s.traceId,
+                spanId: s.spanId,
+                spanAttributes: attributes(s.attributes),
+              })),
             ),
           ),
         ),
@@ -88,6 +113,21 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
                   attributes: attributes(p.attributes),
                 })),
               ),
+          ),
+        ),
+      ),
+    logRecords: () =>
+      logs.flatMap((l) =>
+        l.resourceLogs.flatMap((rl: any) =>
+          rl.scopeLogs.flatMap((sl: any) =>
+            (sl.logRecords ?? []).map((r: any) => ({
+              eventName: r.eventName,
+              severityNumber: r.severityNumber,
+              attributes: attributes(r.attributes),
+              traceId: r.traceId || undefined,
+              spanId: r.spanId || undefined,
+              scope: sl.scope?.name,
+            })),
           ),
         ),
       ),

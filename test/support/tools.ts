@@ -1,8 +1,9 @@
 // External programs some tests need that npm cannot install: Debian's
-// Prometheus and Alertmanager, and the Collector and Jaeger stack/build.sh
-// builds with Go. Without them their tests are skipped, with one line naming
-// what provides them; NOUS_TEST_REQUIRE_PROGRAMS=1 (set by .ci/run once it
-// has installed them) turns a missing program into a failure instead.
+// Prometheus, Alertmanager and chromium (the viewer's browser test), and the
+// Collector and Jaeger stack/build.sh builds with Go. Without them their
+// tests are skipped, with one line naming what provides them;
+// NOUS_TEST_REQUIRE_PROGRAMS=1 (set by .ci/run once it has installed them)
+// turns a missing program into a failure instead.
 
 import { findProgram } from '../../stack/native';
 
@@ -11,6 +12,7 @@ const PROVIDER: Record<string, string> = {
   prometheus: 'apt-get install prometheus',
   promtool: 'apt-get install prometheus',
   amtool: 'apt-get install prometheus-alertmanager',
+  chromium: 'apt-get install chromium',
 };
 
 export function hasProgram(name: string): boolean {

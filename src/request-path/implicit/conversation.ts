@@ -3,6 +3,7 @@
 
 import type { Fingerprint } from '../../invariant/fingerprint';
 import type { MessageSketch } from '../../invariant/sketch';
+import { implicitConversationId } from '../../log/conversation-id';
 import type { RunKey } from '../run';
 
 /** The request that last extended a conversation, for the lost-reply rule. */
@@ -22,6 +23,12 @@ export interface LastRequest {
  * no prompt text outlives the request that carried it (docs/behaviour.md §8.6).
  */
 export class Conversation {
+  /**
+   * The number its `gen_ai.conversation.id` is spelt from: given when the
+   * conversation was first seen, kept by the branches a violation ties to it,
+   * never derived from content.
+   */
+  readonly number: number;
   /** The conversation's messages as fingerprints (tool-result names left out, docs/behaviour.md §4.2). */
   readonly fingerprints: Fingerprint[];
   /** A sketch per message, for violation details; previews only with content capture on. */
@@ -37,12 +44,25 @@ export class Conversation {
   older: Conversation | undefined = undefined;
 
   /** A conversation as first seen: the request's messages, keyed by its first non-system message. */
-  constructor(fingerprints: Fingerprint[], sketches: MessageSketch[], key: Fingerprint, now: number, lastRequest: LastRequest) {
+  constructor(
+    number: number,
+    fingerprints: Fingerprint[],
+    sketches: MessageSketch[],
+    key: Fingerprint,
+    now: number,
+    lastRequest: LastRequest,
+  ) {
+    this.number = number;
     this.fingerprints = fingerprints;
     this.sketches = sketches;
     this.key = key;
     this.lastUsed = now;
     this.lastRequest = lastRequest;
+  }
+
+  /** `gen_ai.conversation.id`, spelt from `number` when a violation needs it. */
+  get id(): string {
+    return implicitConversationId(this.number);
   }
 
   /** How many messages it holds. */

@@ -21,6 +21,7 @@ import { ATTR_EVICTION_REASON } from '../../telemetry/semconv';
 import type { PendingReply } from '../check-request';
 import type { ModelRequest } from '../model-request';
 import { currentRun, type RunKey } from '../run';
+import { implicitConversationId, nextConversationNumber } from '../../log/conversation-id';
 import { Conversation } from './conversation';
 import { ConversationStore, type StoreLimits } from './conversation-store';
 import { orphanedToolResult } from './pairing';
@@ -147,18 +148,21 @@ export class ImplicitLogs {
       if (invented.length > 0) {
         const keep = new Set(invented);
         const implied = concat(conversation, seen, offset + conversation.length, (i) => !keep.has(i), reaction.captureContent);
-        const violation = report(reconstructionFailure(implied, seen, reaction.captureContent), reaction);
-        return { violation, pending: this.#branch(seen, first, run, now, reaction.captureContent) };
+        const violation = report(reconstructionFailure(implied, seen, reaction.captureContent), reaction, conversation.number);
+        // The branch is still this conversation as the app sees it: it keeps the id.
+        return { violation, pending: this.#branch(seen, first, run, now, reaction.captureContent, conversation.number) };
       }
-      const violation = report(orphan, reaction);
+      const violation = report(orphan, reaction, conversation.number);
       this.#extend(conversation, seen, offset, run, now, reaction.captureContent);
       return { violation, pending: this.#pending(conversation, seen) };
     }
 
     const found =
       rejoined(candidates, prefixes, seen, reaction.captureContent) ?? lostReply(candidates, seen, run, reaction.captureContent);
-    const violation = report(found ?? orphan, reaction);
-    return { violation, pending: this.#branch(seen, first, run, now, reaction.captureContent) };
+    // A request that rejoins or loses a reply continues a known conversation and keeps its id; anything else is new.
+    const number = found?.conversation.number ?? nextConversationNumber();
+    const violation = report(found?.violation ?? orphan, reaction, number);
+    return { violation, pending: this.#branch(seen, first, run, now, reaction.captureContent, number) };
   }
 
   /**
@@ -205,7 +209,7 @@ export class ImplicitLogs {
         fingerprints.push(added.fingerprints[i]!);
         sketches.push(storedSketch(added.messages[i], false));
       }
-      target = new Conversation(fingerprints, sketches, conversation.key, now, lastRequest);
+      target = new Conversation(conversation.number, fingerprints, sketches, conversation.key, now, lastRequest);
       this.#store.add(target);
     }
     return this.#pending(target, added);
@@ -248,8 +252,9 @@ export class ImplicitLogs {
   }
 
   /** The request as it was sent becomes a conversation of its own: a new conversation, or a branch of a known one. */
-  #branch(seen: Seen, first: number, run: RunKey | undefined, now: number, captureContent: boolean): PendingReply {
+  #branch(seen: Seen, first: number, run: RunKey | undefined, now: number, captureContent: boolean, number: number): PendingReply {
     const conversation = new Conversation(
+      number,
       seen.fingerprints.slice(),
       seen.messages.map((m) => storedSketch(m, captureContent)),
       seen.fingerprints[first]!,
@@ -304,7 +309,9 @@ export class ImplicitLogs {
       this.#replies.set(fingerprint, true);
     }
     const last = conversation.lastRequest;
-    this.#store.add(new Conversation(fingerprints, sketches, conversation.key, this.#now(), { ...last, replyObserved: true }));
+    this.#store.add(
+      new Conversation(conversation.number, fingerprints, sketches, conversation.key, this.#now(), { ...last, replyObserved: true }),
+    );
   }
 }
 
@@ -383,12 +390,7 @@ function longestContinued(
  * request, and of those the one whose later messages it carries most of. System messages never count as carried: their content
  * is not compared, so they say nothing about where a request rejoins.
  */
-function rejoined(
-  candidates: readonly Conversation[],
-  prefixes: SharedPrefixes,
-  seen: Seen,
-  captureContent: boolean,
-): ViolationDetails | undefined {
+function rejoined(candidates: readonly Conversation[], prefixes: SharedPrefixes, seen: Seen, captureContent: boolean): Found | undefined {
   let best: { conversation: Conversation; shared: number; last: number; carried: number } | undefined;
   for (let k = 0; k < candidates.length; k++) {
     const conversation = candidates[k]!;
@@ -413,11 +415,18 @@ function rejoined(
       best = { conversation, shared, last, carried };
   }
   if (best === undefined) return undefined;
-  return reconstructionFailure(
+  const violation = reconstructionFailure(
     concat(best.conversation, seen, best.last + 1, () => true, captureContent),
     seen,
     captureContent,
   );
+  return violation === undefined ? undefined : { violation, conversation: best.conversation };
+}
+
+/** A violation found against a known conversation, and that conversation. */
+interface Found {
+  violation: ViolationDetails;
+  conversation: Conversation;
 }
 
 /**
@@ -426,23 +435,19 @@ function rejoined(
  * model's reply to it. Across runs that is a regenerate (a branch); the reply
  * to a prefill never counts.
  */
-function lostReply(
-  candidates: readonly Conversation[],
-  seen: Seen,
-  run: RunKey | undefined,
-  captureContent: boolean,
-): ViolationDetails | undefined {
+function lostReply(candidates: readonly Conversation[], seen: Seen, run: RunKey | undefined, captureContent: boolean): Found | undefined {
   if (run === undefined) return undefined;
   for (const conversation of candidates) {
     const last = conversation.lastRequest;
     if (last.run !== run || !last.replyObserved || last.prefill || conversation.length <= last.length) continue;
     const offset = overlayOffset(conversation, seen);
     if (seen.fingerprints.length - offset <= last.length || sharedPrefix(conversation, seen, offset) !== last.length) continue;
-    return reconstructionFailure(
+    const violation = reconstructionFailure(
       concat(conversation, seen, offset + last.length, () => true, captureContent),
       seen,
       captureContent,
     );
+    return violation === undefined ? undefined : { violation, conversation };
   }
   return undefined;
 }
@@ -542,7 +547,13 @@ function invalid(reason: string): ViolationDetails {
   return { kind: 'invalid_request', reason };
 }
 
-function report(violation: ViolationDetails | undefined, reaction: CheckReaction): ViolationDetails | undefined {
-  actOnCheck(violation === undefined ? PASS : { ok: false, violation }, reaction);
+/** Acts on the check; `conversation` (a number) names the conversation's id, spelt only for a violation to carry it. */
+function report(violation: ViolationDetails | undefined, reaction: CheckReaction, conversation?: number): ViolationDetails | undefined {
+  if (violation === undefined) actOnCheck(PASS, reaction);
+  else
+    actOnCheck(
+      { ok: false, violation },
+      conversation === undefined ? reaction : { ...reaction, conversationId: implicitConversationId(conversation) },
+    );
   return violation;
 }

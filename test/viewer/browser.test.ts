@@ -1,0 +1,291 @@
+// The viewer in a real browser (Debian's chromium, driven by playwright-core):
+// unmodified apps run under `--require nous-session-invariant/register`, each
+// with a history bug, export to the viewer's bin over http/protobuf and
+// http/json, and their violations appear on the page, drawn at the right
+// position with the right role. Skipped with one line when chromium is not
+// installed (test/support/tools.ts). Saves docs/viewer.png.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeProvider, type FakeProvider } from '../support/fake-provider';
+import { PACKAGE_ROOT, appEnvironment, runNode } from '../support/run-node';
+import { requireProgram } from '../support/tools';
+import { findProgram } from '../../stack/native';
+
+const runs = requireProgram('chromium', 'the viewer browser tests');
+const JAEGER = 'http://jaeger.example:16686';
+/** Prompt text the apps send: none of it may reach the page with content capture off. */
+const PROMPTS = ['Umbrella in Lisbon?', 'And in Porto?', 'weather assistant', 'SECRET-PROMPT-TEXT', 'GHOST-SECRET-TEXT'];
+const HOSTILE = '<img src=x onerror="window.__pwned=1">';
+
+let provider: FakeProvider;
+let viewer: ChildProcess;
+let pageUrl: string;
+let otlpUrl: string;
+let context: BrowserContext;
+let page: Page;
+let profile: string;
+
+/** Starts the package's bin on free ports; resolves once it prints where it listens. */
+function startBin(): Promise<void> {
+  viewer = spawn(process.execPath, ['dist/viewer/bin.js', 'view', '--port', '0', '--otlp-port', '0', '--jaeger', JAEGER], {
+    cwd: PACKAGE_ROOT,
+    env: appEnvironment(),
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    viewer.on('exit', (code) => reject(new Error(`the viewer exited (${code}): ${out}`)));
+    viewer.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+      const page = /viewer: (http:\/\/\S+)/.exec(out);
+      const otlp = /OTLP\/HTTP at (http:\/\/\S+)/.exec(out);
+      if (page && otlp) {
+        pageUrl = page[1]!;
+        otlpUrl = otlp[1]!;
+        resolve();
+      }
+    });
+  });
+}
+
+/** Runs an unmodified fixture app with its history bug, exporting to the viewer. */
+async function runApp(
+  app: string,
+  service: string,
+  protocol: 'http/protobuf' | 'http/json',
+  env: Record<string, string> = {},
+): Promise<void> {
+  const run = await runNode(['--require', 'nous-session-invariant/register', app], {
+    FAKE_PROVIDER_URL: provider.openaiBaseURL,
+    OTEL_EXPORTER_OTLP_ENDPOINT: otlpUrl,
+    OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
+    OTEL_SERVICE_NAME: service,
+    ...env,
+  });
+  expect(run.stdout, run.stderr).toContain('agent done');
+}
+
+/** Selects the violation of `service` with the keyboard-free path: a click on its entry. */
+async function select(service: string): Promise<void> {
+  await page.locator('button.violation', { hasText: service }).first().click();
+  await expect.poll(() => page.locator('#detail dd', { hasText: service }).count()).toBe(1);
+}
+
+/** The picture's marked cells, as `side position mark role`. */
+async function marked(): Promise<string[]> {
+  return page.locator('#detail .cell.missing, #detail .cell.extra, #detail .cell.moved').evaluateAll((cells) =>
+    cells.map((c) => {
+      const d = (name: string) => c.getAttribute(`data-${name}`) ?? '-';
+      return [d('side'), d('position'), d('mark'), d('role')].join(' ');
+    }),
+  );
+}
+
+/** The focused element's class and violation id (page code as a string: the test is compiled without DOM types). */
+function focused(): Promise<{ className: string; id: string | undefined }> {
+  return page.evaluate('({ className: document.activeElement.className, id: document.activeElement.dataset.id })');
+}
+
+describe.runIf(runs)('the viewer in chromium', () => {
+  beforeAll(async () => {
+    provider = await startFakeProvider();
+    await startBin();
+    profile = mkdtempSync(join(tmpdir(), 'nous-viewer-chromium-'));
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: findProgram('chromium')!,
+      headless: true,
+      viewport: { width: 1000, height: 600 },
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+    page = context.pages()[0] ?? (await context.newPage());
+    await page.goto(pageUrl);
+    await page.waitForFunction("document.getElementById('status').textContent.startsWith('0 violations')");
+    // Four unmodified runs, two at a time: a dropped turn and a reorder over protobuf, a duplicate and a bound
+    // session's invented message over JSON.
+    await Promise.all([
+      runApp('test/fixtures/zero-code/openai-chat.cjs', 'app-missing', 'http/protobuf', { FAULT: 'drop-old-turn' }),
+      runApp('test/fixtures/zero-code/openai-chat.cjs', 'app-extra', 'http/json', { FAULT: 'duplicate' }),
+    ]);
+    await Promise.all([
+      runApp('test/fixtures/zero-code/openai-chat.cjs', 'app-order', 'http/protobuf', { FAULT: 'reorder' }),
+      runApp('test/fixtures/agent-app.cjs', 'app-bound', 'http/json'),
+    ]);
+  });
+
+  afterAll(async () => {
+    await context?.close();
+    viewer?.kill();
+    await provider?.close();
+    if (profile) rmSync(profile, { recursive: true, force: true });
+  });
+
+  it('shows each run’s violation within a few seconds of its exit, grouped by trace when there is no conversation id', async () => {
+    await expect.poll(() => page.locator('button.violation').count(), { timeout: 5_000 }).toBe(4);
+    for (const service of ['app-missing', 'app-extra', 'app-order', 'app-bound']) {
+      await expect(page.locator('button.violation', { hasText: service }).count()).resolves.toBe(1);
+    }
+    expect(await page.locator('.group h2').allTextContents()).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^trace [0-9a-f]{32}$/)]),
+    );
+    // The chart has a bar for each kind seen.
+    expect(new Set(await page.locator('#chart rect').evaluateAll((r) => r.map((e) => e.getAttribute('data-kind'))))).toEqual(
+      new Set(['missing_message', 'extra_message', 'order']),
+    );
+  });
+
+  it('a dropped turn: the missing messages at their positions, with their roles, in the conversation so far', async () => {
+    await select('app-missing');
+    expect(await marked()).toEqual(['log 5 missing user', 'log 6 missing assistant', 'log 7 missing tool', 'log 8 missing assistant']);
+    expect(await page.locator('#detail h3').allTextContents()).toEqual(['request (10 messages)', 'conversation so far (14 messages)']);
+    await page.screenshot({ path: join(PACKAGE_ROOT, 'docs/viewer.png') });
+  });
+
+  it('a duplicated question: extra in the request at its position', async () => {
+    await select('app-extra');
+    expect(await marked()).toEqual(['request 5 extra user']);
+  });
+
+  it('a reorder: the first message out of place, on both sides', async () => {
+    await select('app-order');
+    expect(await marked()).toEqual(['request 4 moved -', 'log 4 moved -']);
+  });
+
+  it('bound and implicit are told apart, in the list, the detail and the column title', async () => {
+    await select('app-bound');
+    expect(await marked()).toEqual(['request 1 extra user']);
+    expect(await page.locator('#detail .badge').textContent()).toBe('bound');
+    expect(await page.locator('#detail h3').nth(1).textContent()).toBe('session log (1 messages)');
+    expect(await page.locator('button.violation[data-log="bound"]').count()).toBe(1);
+    expect(await page.locator('button.violation[data-log="implicit"]').count()).toBe(3);
+    await page.selectOption('#f-log', 'bound');
+    expect(await page.locator('button.violation').allTextContents()).toEqual([expect.stringContaining('app-bound')]);
+    await page.selectOption('#f-log', '');
+  });
+
+  it('the trace id links to Jaeger, and the span id is shown', async () => {
+    await select('app-order');
+    const link = page.locator('#detail a');
+    const traceId = await link.textContent();
+    expect(traceId).toMatch(/^[0-9a-f]{32}$/);
+    expect(await link.getAttribute('href')).toBe(`${JAEGER}/trace/${traceId}`);
+    expect(await page.locator('#detail dd').allTextContents()).toEqual(expect.arrayContaining([expect.stringMatching(/^[0-9a-f]{16}$/)]));
+  });
+
+  it('is usable from the keyboard: Tab to the list, arrows to move, Enter to select', async () => {
+    await page.locator('#f-text').focus();
+    await page.keyboard.press('Tab');
+    expect((await focused()).className).toBe('violation');
+    const first = (await focused()).id;
+    await page.keyboard.press('ArrowDown');
+    const second = (await focused()).id;
+    expect(second).not.toBe(first);
+    await page.keyboard.press('Enter');
+    expect(await page.locator(`button.violation[data-id="${second}"]`).getAttribute('aria-current')).toBe('true');
+    await page.keyboard.press('ArrowUp');
+    expect((await focused()).id).toBe(first);
+  });
+
+  it('the text filter narrows the list', async () => {
+    await page.fill('#f-text', 'app-ord');
+    await expect.poll(() => page.locator('button.violation').count()).toBe(1);
+    await page.fill('#f-text', '');
+    await expect.poll(() => page.locator('button.violation').count()).toBe(4);
+  });
+
+  it('no prompt text reaches the page with content capture off', async () => {
+    for (const service of ['app-missing', 'app-extra', 'app-order', 'app-bound']) {
+      await select(service);
+      const html = await page.content();
+      for (const prompt of PROMPTS) expect(html).not.toContain(prompt);
+    }
+    // Nor what the page was sent, selected or not.
+    const sent = await page.evaluate(() =>
+      fetch('/api/stream').then(async (r) => {
+        const reader = r.body!.getReader();
+        let text = '';
+        while (!text.includes('event: ready')) text += new TextDecoder().decode((await reader.read()).value);
+        void reader.cancel();
+        return text;
+      }),
+    );
+    expect(sent).toContain('app-missing');
+    for (const prompt of PROMPTS) expect(sent).not.toContain(prompt);
+  });
+
+  it('with content capture on, the previews are shown in place', async () => {
+    await runApp('test/fixtures/zero-code/openai-chat.cjs', 'app-capture', 'http/protobuf', {
+      FAULT: 'duplicate',
+      OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true',
+    });
+    await expect.poll(() => page.locator('button.violation', { hasText: 'app-capture' }).count(), { timeout: 5_000 }).toBe(1);
+    await select('app-capture');
+    expect(await page.locator('#detail .cell.extra .preview').textContent()).toBe('Umbrella in Lisbon?');
+  });
+
+  it('renders a hostile string as text, never as HTML', async () => {
+    const value = (s: string) => ({ stringValue: s });
+    const payload = {
+      resourceSpans: [
+        {
+          resource: { attributes: [{ key: 'service.name', value: value(HOSTILE) }] },
+          scopeSpans: [
+            {
+              spans: [
+                {
+                  traceId: '0af7651916cd43dd8448eb211c80319c',
+                  spanId: 'b7ad6b7169203331',
+                  name: HOSTILE,
+                  attributes: [{ key: 'gen_ai.request.model', value: value(HOSTILE) }],
+                  events: [
+                    {
+                      timeUnixNano: String(BigInt(Date.now()) * 1_000_000n),
+                      name: 'nous.session.invariant.violation',
+                      attributes: [
+                        { key: 'nous.session.invariant.kind', value: value('extra_message') },
+                        { key: 'nous.session.invariant.log', value: value('bound') },
+                        { key: 'nous.session.invariant.index', value: { intValue: 0 } },
+                        { key: 'nous.session.invariant.request_length', value: { intValue: 1 } },
+                        { key: 'nous.session.invariant.log_length', value: { intValue: 0 } },
+                        { key: 'nous.session.invariant.extra.count', value: { intValue: 1 } },
+                        { key: 'nous.session.invariant.extra.roles', value: { arrayValue: { values: [value(HOSTILE)] } } },
+                        { key: 'nous.session.invariant.extra.previews', value: { arrayValue: { values: [value(HOSTILE)] } } },
+                        { key: 'gen_ai.agent.name', value: value(HOSTILE) },
+                        { key: 'gen_ai.conversation.id', value: value(HOSTILE) },
+                      ],
+                    },
+                  ],
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    };
+    const response = await fetch(`${otlpUrl}/v1/traces`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(payload),
+    });
+    expect(response.status).toBe(200);
+    await expect.poll(() => page.locator('button.violation', { hasText: HOSTILE }).count(), { timeout: 5_000 }).toBe(1);
+    await page.locator('button.violation', { hasText: HOSTILE }).click();
+    await expect.poll(() => page.locator('#detail .cell.extra .preview').textContent()).toBe(HOSTILE);
+    expect(await page.locator('.group h2', { hasText: HOSTILE }).textContent()).toBe(`conversation ${HOSTILE}`);
+    expect(await page.locator('img').count()).toBe(0);
+    expect(await page.evaluate('typeof window.__pwned')).toBe('undefined');
+  });
+});
