@@ -9,7 +9,7 @@ import { runNode } from './support/run-node';
 
 const APP = 'test/fixtures/agent-app.cjs';
 const h = useRegisterHarness();
-const BOUND_WARNING = /session invariant violation \(agent cjs-agent\): /;
+const BOUND_WARNING = /session invariant violation: extra_message: .*; agent cjs-agent, conversation /;
 
 const setups: Array<{ name: string; preload: string[]; env: Record<string, string> }> = [
   {

@@ -4,6 +4,7 @@
 // keeps a finished app alive that long at exit. Register's default is shorter.
 
 import { readMillis } from './numeric-env';
+import type { Signal } from './otlp-http-exporters';
 import { withVariable } from './scoped-env';
 
 /** Register's OTLP export timeout when none is configured, in ms; also the bound on a failing export at exit. */
@@ -21,13 +22,18 @@ export function defaultExportTimeout(env: NodeJS.ProcessEnv): number {
 }
 
 /** One signal's OTLP export timeout, as the exporters resolve it: the signal's variable, the general one, else register's default. */
-export function exportTimeoutFor(env: NodeJS.ProcessEnv, signal: 'TRACES' | 'METRICS'): number {
+export function exportTimeoutFor(env: NodeJS.ProcessEnv, signal: Signal): number {
   return (
     readMillis(env, `OTEL_EXPORTER_OTLP_${signal}_TIMEOUT`) ?? readMillis(env, 'OTEL_EXPORTER_OTLP_TIMEOUT') ?? defaultExportTimeout(env)
   );
 }
 
-const TIMEOUT_VARIABLES = ['OTEL_EXPORTER_OTLP_TIMEOUT', 'OTEL_EXPORTER_OTLP_TRACES_TIMEOUT', 'OTEL_EXPORTER_OTLP_METRICS_TIMEOUT'];
+const TIMEOUT_VARIABLES = [
+  'OTEL_EXPORTER_OTLP_TIMEOUT',
+  'OTEL_EXPORTER_OTLP_TRACES_TIMEOUT',
+  'OTEL_EXPORTER_OTLP_METRICS_TIMEOUT',
+  'OTEL_EXPORTER_OTLP_LOGS_TIMEOUT',
+];
 
 /**
  * Runs `start` (which builds the exporters; they read the environment once, in

@@ -20,6 +20,8 @@ export const NUMERIC_VARIABLES: Readonly<Record<string, { min: number; max: numb
   OTEL_EXPORTER_OTLP_LOGS_TIMEOUT: { min: 1, max: MAX_TIMER_MS },
   OTEL_BSP_SCHEDULE_DELAY: { min: 1, max: MAX_TIMER_MS },
   OTEL_BSP_EXPORT_TIMEOUT: { min: 1, max: MAX_TIMER_MS },
+  OTEL_BLRP_SCHEDULE_DELAY: { min: 1, max: MAX_TIMER_MS },
+  OTEL_BLRP_EXPORT_TIMEOUT: { min: 1, max: MAX_TIMER_MS },
 };
 
 /**

@@ -4,12 +4,13 @@
 // headers, compression and temporality from the environment themselves.
 
 import { createRequire } from 'node:module';
+import type { LogRecordExporter } from '@opentelemetry/sdk-logs';
 import type { PushMetricExporter } from '@opentelemetry/sdk-metrics';
 import type { SpanExporter } from '@opentelemetry/sdk-trace';
 import { deadlineAgentFactory, type AgentFactory } from './deadline-agent';
 import { exportTimeoutFor } from './export-timeout';
 
-type Signal = 'TRACES' | 'METRICS';
+export type Signal = 'TRACES' | 'METRICS' | 'LOGS';
 type ExporterOptions = { timeoutMillis: number; httpAgentOptions: AgentFactory };
 
 const PACKAGES: Record<Signal, { json: string; protobuf: string; exporter: string }> = {
@@ -22,6 +23,11 @@ const PACKAGES: Record<Signal, { json: string; protobuf: string; exporter: strin
     json: '@opentelemetry/exporter-metrics-otlp-http',
     protobuf: '@opentelemetry/exporter-metrics-otlp-proto',
     exporter: 'OTLPMetricExporter',
+  },
+  LOGS: {
+    json: '@opentelemetry/exporter-logs-otlp-http',
+    protobuf: '@opentelemetry/exporter-logs-otlp-proto',
+    exporter: 'OTLPLogExporter',
   },
 };
 
@@ -56,3 +62,5 @@ function build<T>(env: NodeJS.ProcessEnv, signal: Signal, protocol: 'json' | 'pr
 export const otlpHttpSpanExporter = (env: NodeJS.ProcessEnv, protocol: 'json' | 'protobuf') => build<SpanExporter>(env, 'TRACES', protocol);
 export const otlpHttpMetricExporter = (env: NodeJS.ProcessEnv, protocol: 'json' | 'protobuf') =>
   build<PushMetricExporter>(env, 'METRICS', protocol);
+export const otlpHttpLogExporter = (env: NodeJS.ProcessEnv, protocol: 'json' | 'protobuf') =>
+  build<LogRecordExporter>(env, 'LOGS', protocol);

@@ -6,13 +6,13 @@
 import { metrics } from '@opentelemetry/api';
 import { PeriodicExportingMetricReader, type PushMetricExporter } from '@opentelemetry/sdk-metrics';
 import { NodeSDK, type NodeSDKConfiguration } from '@opentelemetry/sdk-node';
-import { SimpleLogRecordProcessor } from '@opentelemetry/sdk-logs';
+import { BatchLogRecordProcessor, SimpleLogRecordProcessor, type LogRecordExporter } from '@opentelemetry/sdk-logs';
 import { SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
 import type { SessionInvariantInstrumentation } from '../instrumentation/session-invariant-instrumentation';
 import { EvaluationConsoleLogExporter, InvariantConsoleMetricExporter, ViolationConsoleSpanExporter } from './console-exporters';
 import { withDefaultExportTimeout } from './export-timeout';
 import { numericOverrides, readMillis } from './numeric-env';
-import { otlpHttpMetricExporter, otlpHttpProtocol, otlpHttpSpanExporter } from './otlp-http-exporters';
+import { otlpHttpLogExporter, otlpHttpMetricExporter, otlpHttpProtocol, otlpHttpSpanExporter } from './otlp-http-exporters';
 import { resourceDetectorsFor } from './resource-detectors';
 import { withVariable, withVariables } from './scoped-env';
 
@@ -84,8 +84,22 @@ function spanExportersFor(env: Env): Partial<NodeSDKConfiguration> {
 
 /** Logs carry the `gen_ai.evaluation.result` events; configured like the other signals. */
 function logExportersFor(env: Env): Partial<NodeSDKConfiguration> {
-  if (set(env, ['OTEL_LOGS_EXPORTER', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_LOGS_ENDPOINT'])) return {};
+  if (set(env, ['OTEL_LOGS_EXPORTER', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_LOGS_ENDPOINT'])) {
+    const protocol = otlpHttpProtocol(env, 'LOGS');
+    return protocol ? { logRecordProcessors: [batchLogProcessor(env, otlpHttpLogExporter(env, protocol))] } : {};
+  }
   return { logRecordProcessors: [new SimpleLogRecordProcessor({ exporter: new EvaluationConsoleLogExporter() })] };
+}
+
+/** A batch processor with the SDK's OTEL_BLRP_* settings, as the SDK gives its own OTLP log exporter (it takes none built outside). */
+function batchLogProcessor(env: Env, exporter: LogRecordExporter): BatchLogRecordProcessor {
+  return new BatchLogRecordProcessor({
+    exporter,
+    maxQueueSize: readMillis(env, 'OTEL_BLRP_MAX_QUEUE_SIZE'),
+    scheduledDelayMillis: readMillis(env, 'OTEL_BLRP_SCHEDULE_DELAY'),
+    exportTimeoutMillis: readMillis(env, 'OTEL_BLRP_EXPORT_TIMEOUT'),
+    maxExportBatchSize: readMillis(env, 'OTEL_BLRP_MAX_EXPORT_BATCH_SIZE'),
+  });
 }
 
 function metricExportersFor(env: Env): Partial<NodeSDKConfiguration> {

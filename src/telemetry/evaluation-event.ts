@@ -7,20 +7,15 @@ import { context, trace, type Attributes, type Context, type Span } from '@opent
 import type { ViolationDetails } from '../invariant/violation';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../version';
 import {
-  ATTR_GEN_AI_AGENT_NAME,
-  ATTR_GEN_AI_CONVERSATION_ID,
   ATTR_GEN_AI_EVALUATION_EXPLANATION,
   ATTR_GEN_AI_EVALUATION_NAME,
   ATTR_GEN_AI_EVALUATION_SCORE_LABEL,
   ATTR_GEN_AI_PROVIDER_NAME,
-  ATTR_KIND,
-  ATTR_LOG,
-  ATTR_MODE,
   EVALUATION_EVENT,
   EVALUATION_NAME,
 } from './semconv';
 import { explainViolation } from './violation-line';
-import type { RecordContext } from './violation-event';
+import { violationAttributes, type RecordContext } from './violation-event';
 
 /** The part of a Logs API logger the package uses (both `@opentelemetry/api` ≥1.10 and `@opentelemetry/api-logs` loggers fit). */
 export interface EventLogger {
@@ -60,13 +55,9 @@ export function emitEvaluationEvent(
     [ATTR_GEN_AI_EVALUATION_NAME]: EVALUATION_NAME,
     [ATTR_GEN_AI_EVALUATION_SCORE_LABEL]: violation.kind,
     [ATTR_GEN_AI_EVALUATION_EXPLANATION]: explainViolation(violation, record.log),
-    [ATTR_KIND]: violation.kind,
-    [ATTR_MODE]: record.mode,
-    [ATTR_LOG]: record.log,
+    ...violationAttributes(violation, record),
   };
-  if (record.agentName) attributes[ATTR_GEN_AI_AGENT_NAME] = record.agentName;
   if (record.provider) attributes[ATTR_GEN_AI_PROVIDER_NAME] = record.provider;
-  if (record.conversationId) attributes[ATTR_GEN_AI_CONVERSATION_ID] = record.conversationId;
   logger.emit({
     eventName: EVALUATION_EVENT,
     severityNumber: SEVERITY_WARN,

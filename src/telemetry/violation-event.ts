@@ -84,7 +84,12 @@ function requestAttributes(context: RecordContext): Attributes {
   return attributes;
 }
 
-function violationAttributes(violation: ViolationDetails, context: RecordContext): Attributes {
+/**
+ * The violation's own attributes, shared by the span event and the log event
+ * (so either alone describes it, and the two match): kind, mode, log, agent,
+ * conversation, where the difference is, and previews only with capture on.
+ */
+export function violationAttributes(violation: ViolationDetails, context: RecordContext): Attributes {
   const attributes: Attributes = { [ATTR_KIND]: violation.kind, [ATTR_MODE]: context.mode, [ATTR_LOG]: context.log };
   // Per event, so event rows group by agent and conversation; the conversation stays off the counters.
   if (context.agentName) attributes[ATTR_GEN_AI_AGENT_NAME] = context.agentName;

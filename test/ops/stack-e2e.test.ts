@@ -86,7 +86,10 @@ describe.skipIf(!runs)('the observability stack, natively: Collector, Jaeger v2,
       expect(fields(span.tags)['span.kind']).not.toBe('client');
     }
     // The buggy builder's first request: the tool result dropped from a log of 4.
+    // Exactly these, plus the agent and the conversation the event rows group by.
     expect(events.map((e) => e.event)).toContainEqual({
+      'gen_ai.agent.name': 'weather-agent',
+      'gen_ai.conversation.id': expect.any(String),
       event: 'nous.session.invariant.violation',
       'nous.session.invariant.kind': 'missing_message',
       'nous.session.invariant.mode': 'warn',
@@ -134,7 +137,13 @@ describe.skipIf(!runs)('the observability stack, natively: Collector, Jaeger v2,
     expect(violations.every((v) => v.service === SERVICE)).toBe(true);
     expect(new Set(violations.map((v) => v.log))).toEqual(new Set(['bound', 'implicit']));
     expect(violations).toContainEqual(
-      expect.objectContaining({ kind: 'missing_message', log: 'bound', spanName: 'chat local-demo', provider: 'openai' }),
+      expect.objectContaining({
+        kind: 'missing_message',
+        log: 'bound',
+        spanName: 'nous.session.invariant check',
+        provider: 'openai',
+        agent: 'weather-agent',
+      }),
     );
     const stored = JSON.stringify(violations);
     for (const text of PROMPT_TEXT) expect(stored).not.toContain(text);

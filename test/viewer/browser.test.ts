@@ -133,14 +133,15 @@ describe.runIf(runs)('the viewer in chromium', () => {
     if (profile) rmSync(profile, { recursive: true, force: true });
   });
 
-  it('shows each run’s violation within a few seconds of its exit, grouped by trace when there is no conversation id', async () => {
+  it('shows each run’s violation within a few seconds of its exit, grouped by conversation', async () => {
     await expect.poll(() => page.locator('button.violation').count(), { timeout: 5_000 }).toBe(4);
     for (const service of ['app-missing', 'app-extra', 'app-order', 'app-bound']) {
       await expect(page.locator('button.violation', { hasText: service }).count()).resolves.toBe(1);
     }
-    expect(await page.locator('.group h2').allTextContents()).toEqual(
-      expect.arrayContaining([expect.stringMatching(/^trace [0-9a-f]{32}$/)]),
-    );
+    // Each run is its own conversation: the implicit log's, or the bound session's.
+    const groups = await page.locator('.group h2').allTextContents();
+    expect(groups).toHaveLength(4);
+    for (const group of groups) expect(group).toMatch(/^conversation [0-9a-f-]{36}(\.\d+)?$/);
     // The chart has a bar for each kind seen.
     expect(new Set(await page.locator('#chart rect').evaluateAll((r) => r.map((e) => e.getAttribute('data-kind'))))).toEqual(
       new Set(['missing_message', 'extra_message', 'order']),
@@ -287,5 +288,27 @@ describe.runIf(runs)('the viewer in chromium', () => {
     expect(await page.locator('.group h2', { hasText: HOSTILE }).textContent()).toBe(`conversation ${HOSTILE}`);
     expect(await page.locator('img').count()).toBe(0);
     expect(await page.evaluate('typeof window.__pwned')).toBe('undefined');
+  });
+
+  it('groups a violation that names no conversation by its trace', async () => {
+    const traceId = '1bf7651916cd43dd8448eb211c80319d';
+    const event = {
+      timeUnixNano: String(BigInt(Date.now()) * 1_000_000n),
+      name: 'nous.session.invariant.violation',
+      attributes: [
+        { key: 'nous.session.invariant.kind', value: { stringValue: 'extra_message' } },
+        { key: 'nous.session.invariant.log', value: { stringValue: 'bound' } },
+      ],
+    };
+    const span = { traceId, spanId: 'c7ad6b7169203332', name: 'chat', events: [event] };
+    const resource = { attributes: [{ key: 'service.name', value: { stringValue: 'app-no-conversation' } }] };
+    const response = await fetch(`${otlpUrl}/v1/traces`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ resourceSpans: [{ resource, scopeSpans: [{ spans: [span] }] }] }),
+    });
+    expect(response.status).toBe(200);
+    await expect.poll(() => page.locator('.group h2', { hasText: traceId }).count(), { timeout: 5_000 }).toBe(1);
+    expect(await page.locator('.group h2', { hasText: traceId }).textContent()).toBe(`trace ${traceId}`);
   });
 });
