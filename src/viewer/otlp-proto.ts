@@ -17,28 +17,23 @@ import {
 
 /** ExportTraceServiceRequest → spans. */
 export function decodeTraces(bytes: Uint8Array): OtlpSpan[] {
-  const spans: OtlpSpan[] = [];
-  for (const f of fieldsOf(bytes)) {
-    if (f.field !== 1) continue; // resource_spans
-    let resource: OtlpAttributes = {};
-    const scopes: Uint8Array[] = [];
-    for (const g of fieldsOf(bytesOf(f))) {
-      if (g.field === 1) resource = resourceAttributes(bytesOf(g));
-      else if (g.field === 2) scopes.push(bytesOf(g));
-    }
-    const service = serviceOf(resource);
-    for (const scope of scopes) {
-      for (const g of fieldsOf(scope)) if (g.field === 2) spans.push(span(bytesOf(g), service));
-    }
-  }
-  return spans;
+  return scopedItems(bytes, span);
 }
 
 /** ExportLogsServiceRequest → log records. */
 export function decodeLogs(bytes: Uint8Array): OtlpLogRecord[] {
-  const records: OtlpLogRecord[] = [];
+  return scopedItems(bytes, logRecord);
+}
+
+/**
+ * The items of a request shaped resource → scope → item, as both exports are
+ * (field 1 the resource spans or logs; in each, field 1 the resource and field 2
+ * the scopes; in each scope, field 2 the items), each decoded with its service.
+ */
+function scopedItems<T>(bytes: Uint8Array, decode: (item: Uint8Array, service: string | undefined) => T): T[] {
+  const items: T[] = [];
   for (const f of fieldsOf(bytes)) {
-    if (f.field !== 1) continue; // resource_logs
+    if (f.field !== 1) continue;
     let resource: OtlpAttributes = {};
     const scopes: Uint8Array[] = [];
     for (const g of fieldsOf(bytesOf(f))) {
@@ -47,10 +42,10 @@ export function decodeLogs(bytes: Uint8Array): OtlpLogRecord[] {
     }
     const service = serviceOf(resource);
     for (const scope of scopes) {
-      for (const g of fieldsOf(scope)) if (g.field === 2) records.push(logRecord(bytesOf(g), service));
+      for (const g of fieldsOf(scope)) if (g.field === 2) items.push(decode(bytesOf(g), service));
     }
   }
-  return records;
+  return items;
 }
 
 function resourceAttributes(bytes: Uint8Array): OtlpAttributes {

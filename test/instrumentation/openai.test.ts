@@ -1,21 +1,14 @@
 import { trace } from '@opentelemetry/api';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { CHECKS_METRIC, INTERNAL_ERROR_METRIC } from '../../src/telemetry/semconv';
-import { SessionInvariantViolation, SessionLog, VIOLATION_EVENT, VIOLATION_METRIC, setLogger, withSession } from '../../src/index';
+import { SessionInvariantViolation, SessionLog, VIOLATION_EVENT, VIOLATION_METRIC, withSession } from '../../src/index';
 import { toOpenAIChat, toOpenAIResponses } from '../../src/adapters';
-import { resetWarnings } from '../../src/telemetry/logger';
 import { useInstrumentedProvider } from '../support/instrumented';
 import { renderingsOf } from '../support/leaks';
+import { captureWarnings } from '../support/warnings';
 
 const suite = useInstrumentedProvider({ mode: 'warn' });
-const warn = vi.fn();
-
-beforeEach(() => {
-  resetWarnings();
-  warn.mockReset();
-  setLogger({ warn });
-});
-afterEach(() => setLogger(null));
+const warn = captureWarnings();
 
 function client(options: { maxRetries?: number } = {}) {
   return new suite.env.openai.OpenAI({ apiKey: 'test-key', baseURL: suite.server.openaiBaseURL, maxRetries: options.maxRetries ?? 0 });

@@ -6,27 +6,19 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InMemoryLogRecordExporter, LoggerProvider, SimpleLogRecordProcessor } from '@opentelemetry/sdk-logs';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { SessionLog, VIOLATION_EVENT, VIOLATION_METRIC, setLogger, withSession } from '../../src/index';
+import { SessionLog, VIOLATION_EVENT, VIOLATION_METRIC, withSession } from '../../src/index';
 import { captureContentFromEnv } from '../../src/invariant/verify';
 import { BEHAVIOUR_DOCS_URL } from '../../src/telemetry/docs-link';
-import { resetWarnings } from '../../src/telemetry/logger';
 import { INTERNAL_ERROR_METRIC } from '../../src/telemetry/semconv';
 import { useInstrumentedProvider } from '../support/instrumented';
 import { PACKAGE_ROOT } from '../support/run-node';
+import { captureWarnings } from '../support/warnings';
 
 const suite = useInstrumentedProvider({ mode: 'warn' });
-const warn = vi.fn();
+const warn = captureWarnings();
 
-beforeEach(() => {
-  resetWarnings();
-  warn.mockReset();
-  setLogger({ warn });
-  suite.env.otel.logs.reset();
-});
-afterEach(() => {
-  setLogger(null);
-  suite.env.instrumentation.setConfig({ mode: 'warn' });
-});
+beforeEach(() => suite.env.otel.logs.reset());
+afterEach(() => suite.env.instrumentation.setConfig({ mode: 'warn' }));
 
 function client() {
   return new suite.env.openai.OpenAI({ apiKey: 'test-key', baseURL: suite.server.openaiBaseURL, maxRetries: 0 });
