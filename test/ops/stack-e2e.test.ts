@@ -145,6 +145,11 @@ describe.skipIf(!runs)('the observability stack, natively: Collector, Jaeger v2,
         agent: 'weather-agent',
       }),
     );
+    // Each one completed by its gen_ai.evaluation.result log record, which came through the Collector's logs pipeline.
+    for (const v of violations) {
+      expect(v.explanation).toEqual(expect.stringMatching(/^[a-z_]+: /));
+      expect(v.conversation).toEqual(expect.any(String));
+    }
     const stored = JSON.stringify(violations);
     for (const text of PROMPT_TEXT) expect(stored).not.toContain(text);
   });
