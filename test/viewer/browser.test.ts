@@ -3,7 +3,9 @@
 // with a history bug, export to the viewer's bin over http/protobuf and
 // http/json, and their violations appear on the page, drawn at the right
 // position with the right role. Skipped with one line when chromium is not
-// installed (test/support/tools.ts). Saves docs/viewer.png.
+// installed (test/support/tools.ts). Takes the README's screenshot, and saves it
+// as docs/viewer.png with NOUS_UPDATE_SCREENSHOT=1 (else in a temporary folder,
+// so a test run leaves the checkout clean).
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -152,7 +154,8 @@ describe.runIf(runs)('the viewer in chromium', () => {
     await select('app-missing');
     expect(await marked()).toEqual(['log 5 missing user', 'log 6 missing assistant', 'log 7 missing tool', 'log 8 missing assistant']);
     expect(await page.locator('#detail h3').allTextContents()).toEqual(['request (10 messages)', 'conversation so far (14 messages)']);
-    await page.screenshot({ path: join(PACKAGE_ROOT, 'docs/viewer.png') });
+    const png = await page.screenshot({ path: screenshotPath() });
+    expect(png.subarray(1, 4).toString()).toBe('PNG');
   });
 
   it('a duplicated question: extra in the request at its position', async () => {
@@ -312,3 +315,9 @@ describe.runIf(runs)('the viewer in chromium', () => {
     expect(await page.locator('.group h2', { hasText: traceId }).textContent()).toBe(`trace ${traceId}`);
   });
 });
+
+/** Where the dropped-turn screenshot goes: the docs' copy only when asked for. */
+function screenshotPath(): string {
+  if (process.env.NOUS_UPDATE_SCREENSHOT === '1') return join(PACKAGE_ROOT, 'docs/viewer.png');
+  return join(mkdtempSync(join(tmpdir(), 'nous-viewer-')), 'viewer.png');
+}
