@@ -170,9 +170,9 @@ const REWRITTEN = /[\t\n\r\\%]/;
  * The path of a URL string, as far as `isAnthropicPath` reads it: the URL
  * parser keeps the last segment of such a path as written (dot segments only
  * remove or keep it, and leave a trailing slash where they remove it).
- * Undefined for anything else.
+ * Undefined for anything else. Exported for its test.
  */
-function plainPath(input: string): string | undefined {
+export function plainPath(input: string): string | undefined {
   if (REWRITTEN.test(input)) return undefined;
   return PLAIN_URL.exec(input)?.[1];
 }
