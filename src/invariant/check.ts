@@ -42,7 +42,8 @@ const PASS: CheckResult = Object.freeze({ ok: true });
  * nested at any depth are compared. The one exception is the call stack
  * running out (a caller whose stack was already nearly full): that
  * `RangeError` is re-thrown, since it says nothing about the request. On the passing
- * path it is one pass over the request and allocates nothing.
+ * path it is one pass over the request, allocating only to extend the prefix
+ * it keeps per log (below).
  *
  * When the log only grew since the last request checked against it, the
  * leading messages that request matched and that cannot have changed since
