@@ -65,3 +65,44 @@ export function fmt(ns: number): string {
 export function requestOf(messages: readonly Message[]): Message[] {
   return messages.map(({ role, content, toolCalls, toolCallId, name }) => ({ role, content, toolCalls, toolCallId, name }) as Message);
 }
+
+/** A ratio estimated from paired rounds, with its 95% confidence interval. */
+export interface RatioEstimate {
+  /** The geometric mean of the per-round ratios. */
+  ratio: number;
+  low: number;
+  high: number;
+  /** The ratio of the two sides' medians, as a cross-check. */
+  ofMedians: number;
+  text: string;
+}
+
+/**
+ * The ratio of `measured` to `baseline`, two series of per-round times taken
+ * back to back in each round: the geometric mean of the per-round ratios,
+ * i.e. the mean of their logarithms exponentiated, with the 95% interval of
+ * that mean (normal approximation, fine at the hundreds of rounds the
+ * benches run). A log-ratio is symmetric (a round 10% slow and one 10% fast
+ * cancel), so a no-op reads 1.00 however noisy the rounds: the trimmed
+ * arithmetic mean of the ratios, used before, read 2-9% high on a no-op on a
+ * loaded 2-core machine, since a ratio's distribution is skewed to the right.
+ */
+export function pairedRatio(measured: readonly number[], baseline: readonly number[]): RatioEstimate {
+  const n = Math.min(measured.length, baseline.length);
+  const logs: number[] = [];
+  for (let i = 0; i < n; i++) logs.push(Math.log(measured[i]! / baseline[i]!));
+  const mean = logs.reduce((a, b) => a + b, 0) / n;
+  const sd = Math.sqrt(logs.reduce((a, b) => a + (b - mean) ** 2, 0) / (n - 1));
+  const half = (1.96 * sd) / Math.sqrt(n);
+  const ratio = Math.exp(mean);
+  const low = Math.exp(mean - half);
+  const high = Math.exp(mean + half);
+  const ofMedians = median(measured) / median(baseline);
+  return { ratio, low, high, ofMedians, text: `${ratio.toFixed(3)} (${low.toFixed(3)}-${high.toFixed(3)})` };
+}
+
+export function median(xs: readonly number[]): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}

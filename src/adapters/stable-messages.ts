@@ -27,10 +27,19 @@ class Slot implements StableSlot {
   fingerprint?: number;
   sketch?: MessageSketch;
   named?: Message;
-  readonly #brand = true;
+  /** The message the slot was made for: a slot read through anything else (a proxy handing it out) proves nothing. */
+  readonly #owner: object;
+
+  constructor(owner: object) {
+    this.#owner = owner;
+  }
 
   static is(value: unknown): value is Slot {
-    return typeof value === 'object' && value !== null && #brand in value;
+    return typeof value === 'object' && value !== null && #owner in value;
+  }
+
+  static owns(slot: Slot, message: object): boolean {
+    return slot.#owner === message;
   }
 }
 
@@ -41,7 +50,7 @@ class Slot implements StableSlot {
  */
 export function markStable<T>(message: T): T {
   if (typeof message === 'object' && message !== null && Object.isExtensible(message)) {
-    Object.defineProperty(message, SLOT, { value: new Slot() });
+    Object.defineProperty(message, SLOT, { value: new Slot(message) });
   }
   return message;
 }
@@ -51,4 +60,15 @@ export function stableSlot(message: unknown): StableSlot | undefined {
   if (typeof message !== 'object' || message === null) return undefined;
   const slot = (message as { [SLOT]?: unknown })[SLOT];
   return slot !== undefined && Slot.is(slot) ? slot : undefined;
+}
+
+/**
+ * Whether `value` is a canonical message the package made and marked (and
+ * froze): such a message never changes, so the same object read twice reads
+ * the same. The bound check skips what it already compared on that ground.
+ */
+export function isStableMessage(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const slot = (value as { [SLOT]?: unknown })[SLOT];
+  return slot !== undefined && Slot.is(slot) && Slot.owns(slot, value);
 }

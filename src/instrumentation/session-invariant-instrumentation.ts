@@ -4,7 +4,10 @@
 
 import { InstrumentationBase, isWrapped, type InstrumentationNodeModuleDefinition } from '@opentelemetry/instrumentation';
 import { INTEGRATIONS } from '../integrations/index';
-import { resolveMode } from '../invariant/mode';
+import { readEnvFlag, resolveMode } from '../invariant/mode';
+import { captureContentFromEnv } from '../invariant/verify';
+import { TRUST_INPUT_FILTERS_ENV_VAR } from '../integrations/openai-agents/model-call';
+import { IMPLICIT_ENV_VAR } from '../request-path/implicit/registry';
 import { clearHost, setHost, type HostSettings, type RequestCheckHost } from '../request-path/host';
 import { apiEventLogger } from '../telemetry/evaluation-event';
 import { createInstruments, type InvariantInstruments } from '../telemetry/instruments';
@@ -27,6 +30,7 @@ export class SessionInvariantInstrumentation extends InstrumentationBase<Session
   declare private _stops: Array<() => void> | undefined;
   declare private _host: RequestCheckHost | undefined;
   declare private _ownLoggerProvider: boolean | undefined;
+  declare private _settings: HostSettings | undefined;
 
   /**
    * `config`: `mode`, `captureContent`, `agentName`, `implicit`, `trustInputFilters` and the
@@ -65,6 +69,7 @@ export class SessionInvariantInstrumentation extends InstrumentationBase<Session
    * the last one enabled is in force. Calling it again starts nothing twice.
    */
   override enable(): void {
+    this._settings = undefined; // the environment is read again
     super.enable();
     setHost(this.host());
     if (this._stops !== undefined) return;
@@ -83,6 +88,12 @@ export class SessionInvariantInstrumentation extends InstrumentationBase<Session
     if (this._host) clearHost(this._host);
     for (const stop of this._stops ?? []) contained('stopping an integration', stop, undefined);
     this._stops = undefined;
+  }
+
+  /** Like any instrumentation's; the settings, and the environment they fall back to, are read again at the next request. */
+  override setConfig(config: SessionInvariantInstrumentationConfig = {}): void {
+    super.setConfig(config);
+    this._settings = undefined;
   }
 
   /** This instrumentation as the request path sees it: its config, tracer and counters. */
@@ -105,15 +116,30 @@ export class SessionInvariantInstrumentation extends InstrumentationBase<Session
     });
   }
 
+  /**
+   * The config as a check applies it, each setting the config leaves out
+   * taken from the environment (NOUS_SESSION_INVARIANT,
+   * OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT,
+   * NOUS_SESSION_INVARIANT_IMPLICIT, NOUS_SESSION_INVARIANT_TRUST_INPUT_FILTERS).
+   * Resolved at the first request after `enable()` or `setConfig()`, then
+   * kept: `process.env` is not read per request (each read is a call into
+   * the runtime). An environment variable changed later takes effect at the
+   * next `enable()` or `setConfig()` (docs/behaviour.md §5.4).
+   */
   private settings(): HostSettings {
+    return (this._settings ??= this.resolveSettings());
+  }
+
+  private resolveSettings(): HostSettings {
     const config = this.getConfig();
+    const implicit = config.implicit === false ? { enabled: false } : config.implicit === true ? { enabled: true } : config.implicit;
     return {
-      mode: config.mode === undefined ? undefined : resolveMode(config.mode),
+      mode: resolveMode(config.mode),
       agentName: config.agentName,
-      captureContent: config.captureContent,
+      captureContent: config.captureContent ?? captureContentFromEnv(),
       previews: { redact: config.redact, previewLength: config.previewLength },
-      implicit: config.implicit === false ? { enabled: false } : config.implicit === true ? { enabled: true } : config.implicit,
-      trustInputFilters: config.trustInputFilters,
+      implicit: { ...implicit, enabled: implicit?.enabled ?? readEnvFlag(IMPLICIT_ENV_VAR) ?? true },
+      trustInputFilters: config.trustInputFilters ?? readEnvFlag(TRUST_INPUT_FILTERS_ENV_VAR) ?? false,
     };
   }
 }

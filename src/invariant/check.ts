@@ -4,6 +4,7 @@
 // if the request is not the fold, a pairing diagnosis would be about a list
 // already known to be wrong.
 
+import { isStableMessage } from '../adapters/stable-messages';
 import { SessionLog } from '../log/session-log';
 import { firstOrphan } from '../log/tool-call-index';
 import { describeThrown } from '../result';
@@ -41,16 +42,33 @@ const PASS: CheckResult = Object.freeze({ ok: true });
  * nested at any depth are compared. The one exception is the call stack
  * running out (a caller whose stack was already nearly full): that
  * `RangeError` is re-thrown, since it says nothing about the request. On the passing
- * path it is one pass over the request and allocates nothing.
+ * path it is one pass over the request, allocating only to extend the prefix
+ * it keeps per log (below).
+ *
+ * When the log only grew since the last request checked against it, the
+ * leading messages that request matched and that cannot have changed since
+ * (the log's own messages, and the canonical messages the request path makes
+ * and reuses, see adapters/stable-messages.ts), re-sent as the same objects
+ * at the same positions, are not compared again: only what follows them is
+ * (see `matchedPrefix`). The result is the full comparison's, always.
  */
 export function check(log: SessionLog, request: readonly Message[]): CheckResult {
+  return checkLog(log, request, true);
+}
+
+/** @internal `check` comparing every message, remembering nothing (tests: the fast path must agree with it). */
+export function checkFully(log: SessionLog, request: readonly Message[]): CheckResult {
+  return checkLog(log, request, false);
+}
+
+function checkLog(log: SessionLog, request: readonly Message[], remember: boolean): CheckResult {
   try {
     if (!(log instanceof SessionLog)) return invalid('the log is not a SessionLog');
     if (!Array.isArray(request)) return invalid('the request is not an array of messages');
     if (request.length > MAX_REQUEST_MESSAGES) {
       return invalid(`the request has ${request.length} messages, more than the ${MAX_REQUEST_MESSAGES} a check reads`);
     }
-    return checkAgainstFold(log._foldMessages(), request);
+    return checkAgainstFold(log._foldMessages(), request, remember ? log : undefined);
   } catch (error) {
     // The stack running out is the package's limit, not the request's fault: `verify` and the request path count it.
     if (isStackExhaustion(error)) throw error;
@@ -59,13 +77,16 @@ export function check(log: SessionLog, request: readonly Message[]): CheckResult
   }
 }
 
-function checkAgainstFold(fold: readonly Message[], request: readonly unknown[]): CheckResult {
+function checkAgainstFold(fold: readonly Message[], request: readonly unknown[], log: SessionLog | undefined): CheckResult {
   const offset = overlaySlot(fold, request);
   const requestLength = request.length - offset;
   const logLength = fold.length;
   const shorter = Math.min(requestLength, logLength);
-  let index = 0;
+  const known = log === undefined ? undefined : matchedPrefix(log, fold);
+  let index = known === undefined ? 0 : sameEntries(known.entries, request, offset, shorter);
+  const skipped = index;
   while (index < shorter && messagesMatch(request[index + offset], fold[index]!)) index++;
+  if (known !== undefined) remember(known, request, offset, fold, skipped, index);
   if (index < shorter || requestLength !== logLength) {
     return {
       ok: false,
@@ -89,6 +110,82 @@ function checkAgainstFold(fold: readonly Message[], request: readonly unknown[])
   // fold's index keeps current as the log grows: no second pass needed.
   const orphan = firstOrphan(fold);
   return orphan === null ? PASS : { ok: false, violation: { kind: 'orphaned_tool_result', toolCallId: orphan.toolCallId } };
+}
+
+/**
+ * What the last request checked against a log matched: its entries (after
+ * the overlay slot) that matched the fold's first messages and that cannot
+ * change (see `unchanging`), in order.
+ *
+ * Why skipping them is exact: the fold array is the same object only while
+ * plain appends extend it (SessionLog._foldMessages), so its first messages
+ * are the same frozen objects as then; an entry kept here never changes, so
+ * the same object facing the same fold message (whatever the overlay slot
+ * shifts it by) reads as it did; and `messagesMatch` depends on the two
+ * messages alone. Each
+ * skipped position would compare equal again, and the first difference, the
+ * only thing the comparison reports, is found at the same index.
+ */
+interface MatchedPrefix {
+  fold: readonly Message[];
+  /** `entries[i]` matched `fold[i]`. */
+  entries: unknown[];
+}
+
+const matchedPrefixes = new WeakMap<SessionLog, MatchedPrefix>();
+
+/** The log's matched prefix when it still applies to `fold`; else a fresh, empty one in its place. */
+function matchedPrefix(log: SessionLog, fold: readonly Message[]): MatchedPrefix {
+  const known = matchedPrefixes.get(log);
+  if (known !== undefined && known.fold === fold) return known;
+  const fresh: MatchedPrefix = { fold, entries: [] };
+  matchedPrefixes.set(log, fresh);
+  return fresh;
+}
+
+/** How many of the remembered entries the request re-sends as the same objects, in order, from its start. */
+function sameEntries(entries: readonly unknown[], request: readonly unknown[], offset: number, shorter: number): number {
+  const n = Math.min(entries.length, shorter);
+  let i = 0;
+  while (i < n && request[i + offset] === entries[i]) i++;
+  return i;
+}
+
+/**
+ * Keeps the prefix this request matched, as far as its entries cannot
+ * change: the first `skipped` are the remembered ones, then those compared
+ * equal up to `index`, until one that might change.
+ */
+function remember(
+  known: MatchedPrefix,
+  request: readonly unknown[],
+  offset: number,
+  fold: readonly Message[],
+  skipped: number,
+  index: number,
+): void {
+  const entries = known.entries;
+  if (entries.length > skipped) entries.length = skipped;
+  try {
+    for (let i = skipped; i < index; i++) {
+      const entry = request[i + offset];
+      if (!unchanging(entry, fold[i]!)) return;
+      entries.push(entry);
+    }
+  } catch {
+    // An entry that throws when read again (a proxy): it is simply not remembered; the result stands.
+  }
+}
+
+/**
+ * Whether `entry` is sure to read the same whenever it is seen again: the
+ * fold's own (frozen) message, or a canonical message the request path made
+ * and reuses, which it hands out again only while the provider entry it was
+ * read from is unchanged (adapters/entry-memo.ts). An app's own object can be
+ * changed in place, so it is always compared.
+ */
+function unchanging(entry: unknown, folded: Message): boolean {
+  return entry === folded || isStableMessage(entry);
 }
 
 /** 1 when the request leads with a system message the fold has no counterpart for. */

@@ -102,7 +102,8 @@ export function actOnCheck(result: CheckResult, reaction: CheckReaction): Violat
   // What may leave the process: previews only with content capture on, and then through the app's policy.
   let shown = violation === undefined ? undefined : withoutPreviews(violation);
   try {
-    const context = { ...reaction, mode: recordedMode };
+    // A reaction carries everything a record needs: copied only when strict is recorded as warn.
+    const context = recordedMode === reaction.mode ? reaction : { ...reaction, mode: recordedMode };
     recordCheck(context);
     if (violation !== undefined && shown !== undefined) {
       if (reaction.captureContent)

@@ -151,7 +151,10 @@ function checkWith(host: RequestCheckHost, request: ModelRequest, call: CallOpti
         conversationId: r.conversationId,
       }),
     instruments: host.instruments,
-    eventLogger: host.eventLogger,
+    // Looked up only when a violation is recorded: the passing path needs no logger.
+    get eventLogger() {
+      return host.eventLogger;
+    },
     mayThrow: seam.mayThrow,
   };
   if (log !== undefined) {

@@ -37,7 +37,12 @@ export interface HostSettings {
  * configuration (`currentHost`).
  */
 export interface RequestCheckHost {
-  /** The instrumentation's configuration as it applies to a check, read per request. */
+  /**
+   * The instrumentation's configuration as it applies to a check, asked per
+   * request: the instrumentation resolves it (the environment included) once
+   * per `enable()` or `setConfig()` and hands out the same object; with none
+   * enabled, the empty settings, and the environment is read per request.
+   */
   settings(): HostSettings;
   /** Starts the `nous.session.invariant check` span a violation goes on when the request has no span. */
   readonly tracer: Tracer;

@@ -53,7 +53,7 @@ export interface RecordContext {
  * denominator of violation ratios (docs/behaviour.md §6.2).
  */
 export function recordCheck(context: RecordContext): void {
-  (context.instruments ?? instrumentsFromGlobal()).checks.add(1, requestAttributes(context));
+  (context.instruments ?? instrumentsFromGlobal()).checks.add(1, checkAttributes(context));
 }
 
 /**
@@ -81,6 +81,34 @@ function requestAttributes(context: RecordContext): Attributes {
   const attributes: Attributes = { [ATTR_MODE]: context.mode, [ATTR_LOG]: context.log };
   if (context.agentName) attributes[ATTR_GEN_AI_AGENT_NAME] = context.agentName;
   if (context.provider) attributes[ATTR_GEN_AI_PROVIDER_NAME] = context.provider;
+  return attributes;
+}
+
+/**
+ * The checks counter's attributes, made once per mode, log kind, agent and
+ * provider and handed out again (frozen): every request of an app records
+ * one of a handful of sets. Agent names are the app's: past
+ * `MAX_ATTRIBUTE_SETS` sets, new ones are made per request, uncached.
+ */
+const attributeSets = new Map<string, Map<string, Map<string, Map<string, Attributes>>>>();
+let attributeSetCount = 0;
+const MAX_ATTRIBUTE_SETS = 256;
+
+function checkAttributes(context: RecordContext): Attributes {
+  const agent = context.agentName || '';
+  const provider = context.provider || '';
+  const byLog = attributeSets.get(context.mode);
+  const byAgent = byLog?.get(context.log);
+  const byProvider = byAgent?.get(agent);
+  const known = byProvider?.get(provider);
+  if (known !== undefined) return known;
+  const attributes = Object.freeze(requestAttributes(context));
+  if (attributeSetCount >= MAX_ATTRIBUTE_SETS || typeof context.mode !== 'string' || typeof context.log !== 'string') return attributes;
+  const logs = byLog ?? attributeSets.set(context.mode, new Map()).get(context.mode)!;
+  const agents = byAgent ?? logs.set(context.log, new Map()).get(context.log)!;
+  const providers = byProvider ?? agents.set(agent, new Map()).get(agent)!;
+  providers.set(provider, attributes);
+  attributeSetCount++;
   return attributes;
 }
 

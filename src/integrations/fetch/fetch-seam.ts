@@ -58,6 +58,7 @@ function observeCall(fetch: Fetch, thisArg: unknown, args: unknown[]): unknown {
 
 function inspect(input: unknown, init: InitReader): { pending: PendingReply; format: ReplyFormat } | undefined {
   if (!mayBeModelURL(input)) return undefined;
+  if (clientHookOwns(input, init)) return undefined; // decided without parsing the URL
   const url = urlOf(input);
   if (url === undefined || !MODEL_PATH.test(url.pathname)) return undefined;
   const method = init.get('method');
@@ -142,6 +143,38 @@ function isPlainRecord(value: unknown): value is Record<string, unknown> {
 /** Headers' own normalisation of a value: leading and trailing HTTP whitespace removed. */
 function trimHTTP(value: string): string {
   return value.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '');
+}
+
+/**
+ * `checkedByClientHook` for a request that carries an SDK version, told
+ * without parsing its URL where that gives the same answer: when both SDKs
+ * of that version are hooked (the path does not matter), or when the path
+ * of a plain URL string (see `plainPath`) says which SDK. False when it
+ * cannot tell: the URL is then parsed and asked again.
+ */
+function clientHookOwns(input: unknown, init: InitReader): boolean {
+  const version = headerOf(init.get('headers') as RequestInit['headers'], VERSION_HEADER);
+  if (version === null) return false;
+  const openai = isHookedClient(OPENAI_MODULE, version);
+  const anthropic = isHookedClient(ANTHROPIC_MODULE, version);
+  if (openai === anthropic) return openai;
+  const path = input instanceof URL ? input.pathname : typeof input === 'string' ? plainPath(input) : undefined;
+  return path !== undefined && isAnthropicPath(path) === anthropic;
+}
+
+/** `scheme://authority/path`, nothing that parsing rewrites (tabs, newlines, backslashes, escapes) anywhere. */
+const PLAIN_URL = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]+(\/[^?#]*)/;
+const REWRITTEN = /[\t\n\r\\%]/;
+
+/**
+ * The path of a URL string, as far as `isAnthropicPath` reads it: the URL
+ * parser keeps the last segment of such a path as written (dot segments only
+ * remove or keep it, and leave a trailing slash where they remove it).
+ * Undefined for anything else. Exported for its test.
+ */
+export function plainPath(input: string): string | undefined {
+  if (REWRITTEN.test(input)) return undefined;
+  return PLAIN_URL.exec(input)?.[1];
 }
 
 function isAnthropicPath(path: string): boolean {
