@@ -6,6 +6,31 @@ import type { MessageSketch } from '../../invariant/sketch';
 import { implicitConversationId } from '../../log/conversation-id';
 import type { RunKey } from '../run';
 
+/** The chain hash of no messages. */
+export const CHAIN_START = 0x2545f491;
+
+/**
+ * The chain hash after one more message: a 31-bit integer (a small integer to
+ * a Map), a function of the hash so far and the message's fingerprint, so
+ * that the chain of a sequence of fingerprints is computed once, left to
+ * right, and two sequences that differ almost never share it. Equal chains are
+ * only a hint: a match is always confirmed on the fingerprints.
+ */
+export function chainStep(chain: number, fingerprint: Fingerprint): number {
+  const low = fingerprint | 0;
+  const high = (fingerprint / 4294967296) | 0;
+  let h = Math.imul(chain ^ low, 0x9e3779b1);
+  h = Math.imul(h ^ (h >>> 15) ^ high, 0x85ebca77);
+  return (h ^ (h >>> 13)) & 0x7fffffff;
+}
+
+/** The chain hash of the first `length` fingerprints. */
+export function chainOf(fingerprints: readonly Fingerprint[], length: number): number {
+  let chain = CHAIN_START;
+  for (let i = 0; i < length; i++) chain = chainStep(chain, fingerprints[i]!);
+  return chain;
+}
+
 /** The request that last extended a conversation, for the lost-reply rule. */
 export interface LastRequest {
   run: RunKey | undefined;
@@ -42,6 +67,15 @@ export class Conversation {
   /** The conversation store's links between conversations with the same key, by recency (see conversation-store.ts). */
   newer: Conversation | undefined = undefined;
   older: Conversation | undefined = undefined;
+  /** The chain hash of all its fingerprints, and of all but the last (kept as messages are appended). */
+  chain: number;
+  chainButLast: number;
+  /** Recency, as the store orders it: a larger stamp was used more recently. */
+  stamp = 0;
+  /** The keys the store's indexes hold it under (see conversation-store.ts), -1 for none. */
+  indexedEnd = -1;
+  indexedLost = -1;
+  indexedLast = -1;
 
   /** A conversation as first seen: the request's messages, keyed by its first non-system message. */
   constructor(
@@ -58,6 +92,24 @@ export class Conversation {
     this.key = key;
     this.lastUsed = now;
     this.lastRequest = lastRequest;
+    this.chainButLast = chainOf(fingerprints, fingerprints.length - 1);
+    this.chain = fingerprints.length === 0 ? CHAIN_START : chainStep(this.chainButLast, fingerprints[fingerprints.length - 1]!);
+  }
+
+  /** Appends a message: its fingerprint and sketch, the chain hashes kept up to date. */
+  append(fingerprint: Fingerprint, sketch: MessageSketch): void {
+    this.fingerprints.push(fingerprint);
+    this.sketches.push(sketch);
+    this.chainButLast = this.chain;
+    this.chain = chainStep(this.chain, fingerprint);
+  }
+
+  /** Drops the last message (a prefill the reply replaces). */
+  dropLast(): void {
+    this.fingerprints.pop();
+    this.sketches.pop();
+    this.chain = this.chainButLast;
+    this.chainButLast = chainOf(this.fingerprints, this.fingerprints.length - 1);
   }
 
   /** `gen_ai.conversation.id`, spelt from `number` when a violation needs it. */

@@ -22,8 +22,8 @@ import type { PendingReply } from '../check-request';
 import type { ModelRequest } from '../model-request';
 import { currentRun, type RunKey } from '../run';
 import { implicitConversationId, nextConversationNumber } from '../../log/conversation-id';
-import { Conversation } from './conversation';
-import { ConversationStore, type StoreLimits } from './conversation-store';
+import { CHAIN_START, Conversation, chainStep } from './conversation';
+import { ConversationStore, eachOf, type StoreLimits } from './conversation-store';
 import { orphanedToolResult } from './pairing';
 import { mergePrefill } from './prefill';
 import { Lru } from './lru';
@@ -35,7 +35,7 @@ export interface ImplicitLogSettings extends StoreLimits {
   now?: () => number;
 }
 
-/** Conversations compared per request at most (the most recently used that start like it). */
+/** Conversations a request that continues none is compared with, per source: the most recently used that start like it, those whose last request it starts with, those whose last message it carries. */
 const MAX_CANDIDATES = 32;
 const FINGERPRINT_OPTIONS = { ignoreToolResultName: true } as const;
 const PASS: CheckResult = Object.freeze({ ok: true });
@@ -138,10 +138,10 @@ export class ImplicitLogs {
     if (first < 0) return {}; // only system messages: no conversation to follow
     const now = this.#now();
     const run = currentRun();
-    const candidates = this.#store.candidates(seen.fingerprints[first]!, now, MAX_CANDIDATES);
-
-    const prefixes = new SharedPrefixes(candidates, seen);
-    const continued = longestContinued(candidates, prefixes);
+    const key = seen.fingerprints[first]!;
+    const recent = this.#store.candidates(key, now, MAX_CANDIDATES);
+    const chains = requestChains(seen);
+    const continued = this.#continued(seen, chains);
     if (continued !== undefined) {
       const { conversation, offset } = continued;
       const invented = this.#invented(conversation, seen, offset);
@@ -157,12 +157,68 @@ export class ImplicitLogs {
       return { violation, pending: this.#pending(conversation, seen) };
     }
 
+    const candidates = this.#related(seen, first, key, chains, recent);
+    const prefixes = new SharedPrefixes(candidates, seen);
     const found =
       rejoined(candidates, prefixes, seen, reaction.captureContent) ?? lostReply(candidates, seen, run, reaction.captureContent);
     // A request that rejoins or loses a reply continues a known conversation and keeps its id; anything else is new.
     const number = found?.conversation.number ?? nextConversationNumber();
     const violation = report(found?.violation ?? orphan, reaction, number);
     return { violation, pending: this.#branch(seen, first, run, now, reaction.captureContent, number) };
+  }
+
+  /**
+   * The longest known conversation the request starts with in full (of
+   * equally long ones, the most recently used), found by the chain hash of
+   * each of the request's prefixes, longest first, and confirmed on the
+   * fingerprints: a few lookups however many conversations start alike.
+   */
+  #continued(seen: Seen, chains: readonly RequestChain[]): { conversation: Conversation; offset: number } | undefined {
+    let best: Conversation | undefined;
+    let bestOffset = 0;
+    for (const { offset, chain } of chains) {
+      const max = seen.fingerprints.length - offset;
+      for (let k = max; k >= 1; k--) {
+        // A conversation found under k has k messages, or k + 1 if it ends in an open prefill.
+        if (best !== undefined && k + 1 < best.length) break;
+        eachOf(this.#store.byEnd(chain[k]!), (c) => {
+          if (c.length > max) return;
+          if (best !== undefined && (c.length < best.length || (c.length === best.length && c.stamp < best.stamp))) return;
+          if (overlayOffset(c, seen) !== offset || sharedPrefix(c, seen, offset) !== c.length) return;
+          best = c;
+          bestOffset = offset;
+        });
+      }
+    }
+    return best === undefined ? undefined : { conversation: best, offset: bestOffset };
+  }
+
+  /**
+   * The conversations a request that continues none may rejoin or have lost
+   * a reply of: the most recently used that start like it, those whose last
+   * request it starts with (found by chain hash), and those whose last
+   * message it carries (latest first). Bounded, whatever the number of
+   * conversations that start alike.
+   */
+  #related(seen: Seen, first: number, key: Fingerprint, chains: readonly RequestChain[], recent: Conversation[]): Conversation[] {
+    const found = new Set<Conversation>(recent);
+    let extra = 0;
+    const take = (c: Conversation): boolean => {
+      if (c.key === key && !found.has(c)) {
+        found.add(c);
+        extra++;
+      }
+      return extra < MAX_CANDIDATES;
+    };
+    for (const { offset, chain } of chains) {
+      for (let k = seen.fingerprints.length - offset; k >= 1 && extra < MAX_CANDIDATES; k--) eachOf(this.#store.byLost(chain[k]!), take);
+    }
+    extra = 0;
+    for (let i = seen.fingerprints.length - 1; i > first && extra < MAX_CANDIDATES; i--) {
+      const fingerprint = seen.fingerprints[i]!;
+      if (fingerprint !== SYSTEM_FINGERPRINT) eachOf(this.#store.byLast(fingerprint), take);
+    }
+    return [...found];
   }
 
   /**
@@ -196,10 +252,7 @@ export class ImplicitLogs {
     const lastRequest = { run, length: held.length + added.messages.length, prefill: endsInAssistant(added), replyObserved: false };
     let target = conversation;
     if (conversation.length === held.length) {
-      for (let i = 0; i < added.messages.length; i++) {
-        conversation.fingerprints.push(added.fingerprints[i]!);
-        conversation.sketches.push(storedSketch(added.messages[i], false));
-      }
+      for (let i = 0; i < added.messages.length; i++) conversation.append(added.fingerprints[i]!, storedSketch(added.messages[i], false));
       conversation.lastRequest = lastRequest;
       this.#store.touch(conversation, now);
     } else {
@@ -243,10 +296,8 @@ export class ImplicitLogs {
   }
 
   #extend(conversation: Conversation, seen: Seen, offset: number, run: RunKey | undefined, now: number, captureContent: boolean): void {
-    for (let i = offset + conversation.length; i < seen.messages.length; i++) {
-      conversation.fingerprints.push(seen.fingerprints[i]!);
-      conversation.sketches.push(storedSketch(seen.messages[i], captureContent));
-    }
+    for (let i = offset + conversation.length; i < seen.messages.length; i++)
+      conversation.append(seen.fingerprints[i]!, storedSketch(seen.messages[i], captureContent));
     conversation.lastRequest = { run, length: conversation.length, prefill: endsInAssistant(seen), replyObserved: false };
     this.#store.touch(conversation, now);
   }
@@ -281,18 +332,15 @@ export class ImplicitLogs {
         if (conversation.length !== expected || conversation.lastRequest.replyObserved || messages.length === 0) return;
         const base = prefill === undefined ? expected : expected - 1;
         for (const sibling of context?.siblings ?? []) if (sibling.length > 0) this.#sibling(conversation, base, joined(sibling));
-        if (prefill !== undefined) {
-          conversation.fingerprints.pop();
-          conversation.sketches.pop();
-        }
+        if (prefill !== undefined) conversation.dropLast();
         for (const message of joined(messages)) {
           const fingerprint = fingerprintOf(message, FINGERPRINT_OPTIONS);
-          conversation.fingerprints.push(fingerprint);
-          conversation.sketches.push(storedSketch(message, false));
+          conversation.append(fingerprint, storedSketch(message, false));
           this.#replies.set(fingerprint, true);
         }
         if (stored !== undefined) this.#stored.record(stored);
         conversation.lastRequest.replyObserved = true;
+        this.#store.reindex(conversation);
         if (context?.id !== undefined) this.#held.set(context.id, { conversation: new WeakRef(conversation), length: conversation.length });
       },
     };
@@ -313,6 +361,25 @@ export class ImplicitLogs {
       new Conversation(conversation.number, fingerprints, sketches, conversation.key, this.#now(), { ...last, replyObserved: true }),
     );
   }
+}
+
+/** The chain hashes of a request's prefixes from `offset` on: `chain[k]`, of its `k` messages after `offset`. */
+interface RequestChain {
+  offset: number;
+  chain: Int32Array;
+}
+
+/** The request's prefix chains: from its start, and after a leading system message (the overlay slot) when it has one. */
+function requestChains(seen: Seen): RequestChain[] {
+  const fingerprints = seen.fingerprints;
+  const chains: RequestChain[] = [];
+  for (let offset = 0; offset <= (fingerprints[0] === SYSTEM_FINGERPRINT ? 1 : 0); offset++) {
+    const chain = new Int32Array(fingerprints.length - offset + 1);
+    let h = (chain[0] = CHAIN_START);
+    for (let k = 1; k < chain.length; k++) chain[k] = h = chainStep(h, fingerprints[offset + k - 1]!);
+    chains.push({ offset, chain });
+  }
+  return chains;
 }
 
 /** 1 when the request leads with a system message the conversation has no counterpart for (the overlay slot). */
@@ -364,21 +431,6 @@ class SharedPrefixes {
     if (this.#known[k]! < 0) this.#known[k] = sharedPrefix(this.#candidates[k]!, this.#seen, this.offset(k));
     return this.#known[k]!;
   }
-}
-
-/** The longest known conversation the request starts with in full. */
-function longestContinued(
-  candidates: readonly Conversation[],
-  prefixes: SharedPrefixes,
-): { conversation: Conversation; offset: number } | undefined {
-  let best: { conversation: Conversation; offset: number } | undefined;
-  for (let k = 0; k < candidates.length; k++) {
-    const conversation = candidates[k]!;
-    if (best !== undefined && conversation.length <= best.conversation.length) continue;
-    if (conversation.length > prefixes.requestLength(k)) continue; // longer than the request: it cannot be carried whole
-    if (prefixes.shared(k) === conversation.length) best = { conversation, offset: prefixes.offset(k) };
-  }
-  return best;
 }
 
 /**
