@@ -51,7 +51,7 @@ async function refusesDrop<M>(send: (messages: M[]) => Promise<M>, user: (text: 
 describe('strict mode refuses a broken request before it is sent, with the violation itself, one attempt', () => {
   it('openai Chat Completions (client hook, default maxRetries)', async () => {
     const client = new suite.env.openai.OpenAI({ apiKey: 'k', baseURL: suite.server.openaiBaseURL });
-    type Chat = { role: 'user' | 'assistant'; content: string | null };
+    type Chat = { role: 'user'; content: string } | { role: 'assistant'; content: string | null };
     await refusesDrop<Chat>(
       async (messages) => {
         const completion = await client.chat.completions.create({ model: 'gpt-test', messages });
