@@ -275,6 +275,12 @@ function measureBoundViolations() {
   });
 }
 
+/** The heap in use and the array buffers outside it (typed arrays keep their bytes there). */
+function heapAndBuffers(): number {
+  const usage = process.memoryUsage();
+  return usage.heapUsed + usage.arrayBuffers;
+}
+
 /** Heap kept per conversation: `count` conversations tracked in one log, each its own request and reply, the request objects dropped before measuring. */
 function heapPerConversation(size: number, count = 200) {
   const t = transcript(size, 'ascii');
@@ -287,12 +293,12 @@ function heapPerConversation(size: number, count = 200) {
   trackOne(newLogs(), -1); // warms the module's shared sketch table, which is not per conversation
   gc!();
   gc!();
-  const before = process.memoryUsage().heapUsed;
+  const before = heapAndBuffers();
   const logs = newLogs();
   for (let i = 0; i < count; i++) trackOne(logs, i);
   gc!();
   gc!();
-  const after = process.memoryUsage().heapUsed;
+  const after = heapAndBuffers();
   if (logs.size !== count) throw new Error(`expected ${count} conversations, kept ${logs.size}`);
   const messages = t.previous.length + 1;
   return { messages, bytes: (after - before) / count, perMessage: (after - before) / count / messages };

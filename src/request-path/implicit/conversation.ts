@@ -25,7 +25,7 @@ export function chainStep(chain: number, fingerprint: Fingerprint): number {
 }
 
 /** The chain hash of the first `length` fingerprints. */
-export function chainOf(fingerprints: readonly Fingerprint[], length: number): number {
+export function chainOf(fingerprints: ArrayLike<Fingerprint>, length: number): number {
   let chain = CHAIN_START;
   for (let i = 0; i < length; i++) chain = chainStep(chain, fingerprints[i]!);
   return chain;
@@ -54,10 +54,16 @@ export class Conversation {
    * never derived from content.
    */
   readonly number: number;
-  /** The conversation's messages as fingerprints (tool-result names left out, docs/behaviour.md §4.2). */
-  readonly fingerprints: Fingerprint[];
-  /** A sketch per message, for violation details; previews only with content capture on. */
-  readonly sketches: MessageSketch[];
+  /**
+   * The conversation's messages as fingerprints (tool-result names left out,
+   * docs/behaviour.md §4.2), and a sketch per message, for violation details
+   * (previews only with content capture on). Both exactly as long as the
+   * conversation: grown by copying once per request and per reply (a copy of
+   * 8 bytes a message), not by pushing, which leaves half as much again
+   * unused.
+   */
+  #fingerprints: readonly Fingerprint[];
+  #sketches: readonly MessageSketch[];
   /** The fingerprint of the first non-system message: the index key ("starts like"). */
   readonly key: Fingerprint;
   /** When it was last used (epoch milliseconds), for idle eviction and recency. */
@@ -80,15 +86,15 @@ export class Conversation {
   /** A conversation as first seen: the request's messages, keyed by its first non-system message. */
   constructor(
     number: number,
-    fingerprints: Fingerprint[],
-    sketches: MessageSketch[],
+    fingerprints: ArrayLike<Fingerprint>,
+    sketches: readonly MessageSketch[],
     key: Fingerprint,
     now: number,
     lastRequest: LastRequest,
   ) {
     this.number = number;
-    this.fingerprints = fingerprints;
-    this.sketches = sketches;
+    this.#fingerprints = Array.from(fingerprints);
+    this.#sketches = sketches;
     this.key = key;
     this.lastUsed = now;
     this.lastRequest = lastRequest;
@@ -96,20 +102,33 @@ export class Conversation {
     this.chain = fingerprints.length === 0 ? CHAIN_START : chainStep(this.chainButLast, fingerprints[fingerprints.length - 1]!);
   }
 
-  /** Appends a message: its fingerprint and sketch, the chain hashes kept up to date. */
-  append(fingerprint: Fingerprint, sketch: MessageSketch): void {
-    this.fingerprints.push(fingerprint);
-    this.sketches.push(sketch);
-    this.chainButLast = this.chain;
-    this.chain = chainStep(this.chain, fingerprint);
+  /** The conversation's messages as fingerprints (read only: it grows through `append`). */
+  get fingerprints(): readonly Fingerprint[] {
+    return this.#fingerprints;
+  }
+
+  /** A sketch per message. */
+  get sketches(): readonly MessageSketch[] {
+    return this.#sketches;
+  }
+
+  /** Appends messages: their fingerprints and sketches (as many), the chain hashes kept up to date. */
+  append(fingerprints: ArrayLike<Fingerprint>, sketches: readonly MessageSketch[]): void {
+    if (fingerprints.length === 0) return;
+    for (let i = 0; i < fingerprints.length; i++) {
+      this.chainButLast = this.chain;
+      this.chain = chainStep(this.chain, fingerprints[i]!);
+    }
+    this.#fingerprints = this.#fingerprints.concat(Array.from(fingerprints));
+    this.#sketches = this.#sketches.concat(sketches);
   }
 
   /** Drops the last message (a prefill the reply replaces). */
   dropLast(): void {
-    this.fingerprints.pop();
-    this.sketches.pop();
+    this.#fingerprints = this.#fingerprints.slice(0, -1);
+    this.#sketches = this.#sketches.slice(0, -1);
     this.chain = this.chainButLast;
-    this.chainButLast = chainOf(this.fingerprints, this.fingerprints.length - 1);
+    this.chainButLast = chainOf(this.#fingerprints, this.#fingerprints.length - 1);
   }
 
   /** `gen_ai.conversation.id`, spelt from `number` when a violation needs it. */
@@ -119,6 +138,6 @@ export class Conversation {
 
   /** How many messages it holds. */
   get length(): number {
-    return this.fingerprints.length;
+    return this.#fingerprints.length;
   }
 }

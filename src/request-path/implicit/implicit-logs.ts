@@ -252,16 +252,15 @@ export class ImplicitLogs {
     const lastRequest = { run, length: held.length + added.messages.length, prefill: endsInAssistant(added), replyObserved: false };
     let target = conversation;
     if (conversation.length === held.length) {
-      for (let i = 0; i < added.messages.length; i++) conversation.append(added.fingerprints[i]!, storedSketch(added.messages[i], false));
+      conversation.append(
+        added.fingerprints,
+        added.messages.map((m) => storedSketch(m, false)),
+      );
       conversation.lastRequest = lastRequest;
       this.#store.touch(conversation, now);
     } else {
-      const fingerprints = conversation.fingerprints.slice(0, held.length);
-      const sketches = conversation.sketches.slice(0, held.length);
-      for (let i = 0; i < added.messages.length; i++) {
-        fingerprints.push(added.fingerprints[i]!);
-        sketches.push(storedSketch(added.messages[i], false));
-      }
+      const fingerprints = [...conversation.fingerprints.slice(0, held.length), ...added.fingerprints];
+      const sketches = conversation.sketches.slice(0, held.length).concat(added.messages.map((m) => storedSketch(m, false)));
       target = new Conversation(conversation.number, fingerprints, sketches, conversation.key, now, lastRequest);
       this.#store.add(target);
     }
@@ -296,8 +295,11 @@ export class ImplicitLogs {
   }
 
   #extend(conversation: Conversation, seen: Seen, offset: number, run: RunKey | undefined, now: number, captureContent: boolean): void {
-    for (let i = offset + conversation.length; i < seen.messages.length; i++)
-      conversation.append(seen.fingerprints[i]!, storedSketch(seen.messages[i], captureContent));
+    const from = offset + conversation.length;
+    conversation.append(
+      seen.fingerprints.slice(from),
+      seen.messages.slice(from).map((m) => storedSketch(m, captureContent)),
+    );
     conversation.lastRequest = { run, length: conversation.length, prefill: endsInAssistant(seen), replyObserved: false };
     this.#store.touch(conversation, now);
   }
@@ -333,11 +335,13 @@ export class ImplicitLogs {
         const base = prefill === undefined ? expected : expected - 1;
         for (const sibling of context?.siblings ?? []) if (sibling.length > 0) this.#sibling(conversation, base, joined(sibling));
         if (prefill !== undefined) conversation.dropLast();
-        for (const message of joined(messages)) {
-          const fingerprint = fingerprintOf(message, FINGERPRINT_OPTIONS);
-          conversation.append(fingerprint, storedSketch(message, false));
-          this.#replies.set(fingerprint, true);
-        }
+        const replied = joined(messages);
+        const fingerprints = replied.map((message) => fingerprintOf(message, FINGERPRINT_OPTIONS));
+        conversation.append(
+          fingerprints,
+          replied.map((message) => storedSketch(message, false)),
+        );
+        for (const fingerprint of fingerprints) this.#replies.set(fingerprint, true);
         if (stored !== undefined) this.#stored.record(stored);
         conversation.lastRequest.replyObserved = true;
         this.#store.reindex(conversation);
@@ -348,14 +352,10 @@ export class ImplicitLogs {
 
   /** A branch of `conversation`: its first `base` messages, then `reply`, another choice the model sent for the same request. */
   #sibling(conversation: Conversation, base: number, reply: readonly Message[]): void {
-    const fingerprints = conversation.fingerprints.slice(0, base);
-    const sketches = conversation.sketches.slice(0, base);
-    for (const message of reply) {
-      const fingerprint = fingerprintOf(message, FINGERPRINT_OPTIONS);
-      fingerprints.push(fingerprint);
-      sketches.push(storedSketch(message, false));
-      this.#replies.set(fingerprint, true);
-    }
+    const added = reply.map((message) => fingerprintOf(message, FINGERPRINT_OPTIONS));
+    for (const fingerprint of added) this.#replies.set(fingerprint, true);
+    const fingerprints = [...conversation.fingerprints.slice(0, base), ...added];
+    const sketches = conversation.sketches.slice(0, base).concat(reply.map((message) => storedSketch(message, false)));
     const last = conversation.lastRequest;
     this.#store.add(
       new Conversation(conversation.number, fingerprints, sketches, conversation.key, this.#now(), { ...last, replyObserved: true }),
@@ -506,7 +506,7 @@ function lostReply(candidates: readonly Conversation[], seen: Seen, run: RunKey 
 
 /** The conversation followed by the request's messages from `from` on (those `keep` accepts). */
 function concat(conversation: Conversation, seen: Seen, from: number, keep: (i: number) => boolean, captureContent: boolean): Implied {
-  const fingerprints = conversation.fingerprints.slice();
+  const fingerprints = Array.from(conversation.fingerprints);
   const sketches = conversation.sketches.slice();
   for (let i = from; i < seen.messages.length; i++) {
     if (!keep(i)) continue;
@@ -579,8 +579,9 @@ function contentFreeSketch(message: unknown): MessageSketch {
   const toolCalls = Array.isArray(m.toolCalls) ? m.toolCalls.length : 0;
   const toolCallId = typeof m.toolCallId === 'string' ? m.toolCallId : null;
   const name = typeof m.name === 'string' ? m.name : null;
-  // A tool call id is unique: its sketch is shared by nothing, so it is not worth a table entry.
-  if (toolCallId !== null) return { role, preview: null, toolCalls, toolCallId, name };
+  // A tool call id is unique: its sketch is shared by nothing, so it is not worth a table entry. Its name (a tool's
+  // name, one of a few) is kept as one string per distinct name, not one per message.
+  if (toolCallId !== null) return { role, preview: null, toolCalls, toolCallId, name: name === null ? null : internedName(name) };
   // The usual shapes (a user message, an assistant message with a few calls) skip building a key.
   const usual = name === null && toolCalls < USUAL_CALLS ? USUAL_ROLES[role] : undefined;
   if (usual !== undefined) return (usual[toolCalls] ??= Object.freeze({ role, preview: null, toolCalls, toolCallId, name }));
@@ -591,6 +592,16 @@ function contentFreeSketch(message: unknown): MessageSketch {
     interned.set(key, (shared = Object.freeze({ role, preview: null, toolCalls, toolCallId, name })));
   }
   return shared;
+}
+
+const names = new Map<string, string>();
+/** One copy of each tool name the sketches keep (cleared past 10,000 names, as the sketch table is). */
+function internedName(name: string): string {
+  const kept = names.get(name);
+  if (kept !== undefined) return kept;
+  if (names.size > 10_000) names.clear();
+  names.set(name, name);
+  return name;
 }
 
 const SYSTEM_SKETCH: MessageSketch = Object.freeze({ role: 'system' });
