@@ -448,8 +448,9 @@ function rejoined(candidates: readonly Conversation[], prefixes: SharedPrefixes,
     const conversation = candidates[k]!;
     const offset = prefixes.offset(k);
     const shared = prefixes.shared(k);
+    // A conversation that starts with the whole request explains it: a regenerate from a point it passed, not a rejoin.
+    if (offset + shared >= seen.fingerprints.length) return undefined;
     if (best !== undefined && shared < best.shared) continue;
-    if (offset + shared >= seen.fingerprints.length) continue; // nothing after the shared part could rejoin
     const later = new Set<Fingerprint>();
     for (let j = shared; j < conversation.length; j++)
       if (conversation.fingerprints[j] !== SYSTEM_FINGERPRINT) later.add(conversation.fingerprints[j]!);
