@@ -5,6 +5,7 @@ import type { Fingerprint } from '../../invariant/fingerprint';
 import type { MessageSketch } from '../../invariant/sketch';
 import { implicitConversationId } from '../../log/conversation-id';
 import type { RunKey } from '../run';
+import { PackedSketches } from './packed-sketches';
 
 /** The chain hash of no messages. */
 export const CHAIN_START = 0x2545f491;
@@ -57,13 +58,13 @@ export class Conversation {
   /**
    * The conversation's messages as fingerprints (tool-result names left out,
    * docs/behaviour.md §4.2), and a sketch per message, for violation details
-   * (previews only with content capture on). Both exactly as long as the
-   * conversation: grown by copying once per request and per reply (a copy of
-   * 8 bytes a message), not by pushing, which leaves half as much again
-   * unused.
+   * (previews only with content capture on), packed (packed-sketches.ts).
+   * Both exactly as long as the conversation: grown by copying once per
+   * request and per reply (about 9 bytes a message), not by pushing, which
+   * leaves half as much again unused.
    */
   #fingerprints: readonly Fingerprint[];
-  #sketches: readonly MessageSketch[];
+  readonly #sketches: PackedSketches;
   /** The fingerprint of the first non-system message: the index key ("starts like"). */
   readonly key: Fingerprint;
   /** When it was last used (epoch milliseconds), for idle eviction and recency. */
@@ -94,7 +95,7 @@ export class Conversation {
   ) {
     this.number = number;
     this.#fingerprints = Array.from(fingerprints);
-    this.#sketches = sketches;
+    this.#sketches = new PackedSketches(sketches);
     this.key = key;
     this.lastUsed = now;
     this.lastRequest = lastRequest;
@@ -107,9 +108,9 @@ export class Conversation {
     return this.#fingerprints;
   }
 
-  /** A sketch per message. */
-  get sketches(): readonly MessageSketch[] {
-    return this.#sketches;
+  /** A sketch per message, rebuilt from their packed form (for a violation's details, a branch): the first `length`. */
+  sketches(length = this.length): MessageSketch[] {
+    return this.#sketches.toArray(length);
   }
 
   /** Appends messages: their fingerprints and sketches (as many), the chain hashes kept up to date. */
@@ -120,13 +121,13 @@ export class Conversation {
       this.chain = chainStep(this.chain, fingerprints[i]!);
     }
     this.#fingerprints = this.#fingerprints.concat(Array.from(fingerprints));
-    this.#sketches = this.#sketches.concat(sketches);
+    this.#sketches.append(sketches);
   }
 
   /** Drops the last message (a prefill the reply replaces). */
   dropLast(): void {
     this.#fingerprints = this.#fingerprints.slice(0, -1);
-    this.#sketches = this.#sketches.slice(0, -1);
+    this.#sketches.dropLast();
     this.chain = this.chainButLast;
     this.chainButLast = chainOf(this.#fingerprints, this.#fingerprints.length - 1);
   }

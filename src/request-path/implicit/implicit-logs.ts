@@ -260,7 +260,7 @@ export class ImplicitLogs {
       this.#store.touch(conversation, now);
     } else {
       const fingerprints = [...conversation.fingerprints.slice(0, held.length), ...added.fingerprints];
-      const sketches = conversation.sketches.slice(0, held.length).concat(added.messages.map((m) => storedSketch(m, false)));
+      const sketches = conversation.sketches(held.length).concat(added.messages.map((m) => storedSketch(m, false)));
       target = new Conversation(conversation.number, fingerprints, sketches, conversation.key, now, lastRequest);
       this.#store.add(target);
     }
@@ -355,7 +355,7 @@ export class ImplicitLogs {
     const added = reply.map((message) => fingerprintOf(message, FINGERPRINT_OPTIONS));
     for (const fingerprint of added) this.#replies.set(fingerprint, true);
     const fingerprints = [...conversation.fingerprints.slice(0, base), ...added];
-    const sketches = conversation.sketches.slice(0, base).concat(reply.map((message) => storedSketch(message, false)));
+    const sketches = conversation.sketches(base).concat(reply.map((message) => storedSketch(message, false)));
     const last = conversation.lastRequest;
     this.#store.add(
       new Conversation(conversation.number, fingerprints, sketches, conversation.key, this.#now(), { ...last, replyObserved: true }),
@@ -508,7 +508,7 @@ function lostReply(candidates: readonly Conversation[], seen: Seen, run: RunKey 
 /** The conversation followed by the request's messages from `from` on (those `keep` accepts). */
 function concat(conversation: Conversation, seen: Seen, from: number, keep: (i: number) => boolean, captureContent: boolean): Implied {
   const fingerprints = Array.from(conversation.fingerprints);
-  const sketches = conversation.sketches.slice();
+  const sketches = conversation.sketches();
   for (let i = from; i < seen.messages.length; i++) {
     if (!keep(i)) continue;
     fingerprints.push(seen.fingerprints[i]!);
