@@ -10,6 +10,11 @@ import { chainOf as chainOfPrefix, type Conversation } from './conversation';
 class MultiIndex {
   readonly #map = new Map<number, Conversation | Set<Conversation>>();
 
+  /** How many keys it holds. */
+  get size(): number {
+    return this.#map.size;
+  }
+
   add(key: number, conversation: Conversation): void {
     const held = this.#map.get(key);
     if (held === undefined) this.#map.set(key, conversation);
@@ -121,6 +126,11 @@ export class ConversationStore {
   /** The conversations whose last request, answered since, carried messages with this chain hash. */
   byLost(chain: number): Conversation | ReadonlySet<Conversation> | undefined {
     return this.#byLost.get(chain);
+  }
+
+  /** Whether any conversation could have lost a reply (its last request made in a run, and answered). */
+  get anyLost(): boolean {
+    return this.#byLost.size > 0;
   }
 
   /** The conversations whose last message has this fingerprint. */

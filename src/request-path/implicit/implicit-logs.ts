@@ -157,7 +157,7 @@ export class ImplicitLogs {
       return { violation, pending: this.#pending(conversation, seen) };
     }
 
-    const candidates = this.#related(seen, first, key, chains, recent);
+    const candidates = this.#related(seen, first, key, chains, recent, run);
     const prefixes = new SharedPrefixes(candidates, seen);
     const found =
       rejoined(candidates, prefixes, seen, reaction.captureContent) ?? lostReply(candidates, seen, run, reaction.captureContent);
@@ -200,7 +200,14 @@ export class ImplicitLogs {
    * message it carries (latest first). Bounded, whatever the number of
    * conversations that start alike.
    */
-  #related(seen: Seen, first: number, key: Fingerprint, chains: readonly RequestChain[], recent: Conversation[]): Conversation[] {
+  #related(
+    seen: Seen,
+    first: number,
+    key: Fingerprint,
+    chains: readonly RequestChain[],
+    recent: Conversation[],
+    run: RunKey | undefined,
+  ): Conversation[] {
     const found = new Set<Conversation>(recent);
     let extra = 0;
     const take = (c: Conversation): boolean => {
@@ -210,8 +217,10 @@ export class ImplicitLogs {
       }
       return extra < MAX_CANDIDATES;
     };
-    for (const { offset, chain } of chains) {
-      for (let k = seen.fingerprints.length - offset; k >= 1 && extra < MAX_CANDIDATES; k--) eachOf(this.#store.byLost(chain[k]!), take);
+    if (run !== undefined && this.#store.anyLost) {
+      for (const { offset, chain } of chains) {
+        for (let k = seen.fingerprints.length - offset; k >= 1 && extra < MAX_CANDIDATES; k--) eachOf(this.#store.byLost(chain[k]!), take);
+      }
     }
     extra = 0;
     for (let i = seen.fingerprints.length - 1; i > first && extra < MAX_CANDIDATES; i--) {
