@@ -317,7 +317,7 @@ export class ImplicitLogs {
   #branch(seen: Seen, first: number, run: RunKey | undefined, now: number, captureContent: boolean, number: number): PendingReply {
     const conversation = new Conversation(
       number,
-      seen.fingerprints.slice(),
+      seen.fingerprints,
       seen.messages.map((m) => storedSketch(m, captureContent)),
       seen.fingerprints[first]!,
       now,

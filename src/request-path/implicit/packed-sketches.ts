@@ -17,32 +17,47 @@ const shapes: MessageSketch[] = [];
 const templates: Array<{ role: string; toolCalls: number; name: string | null }> = [];
 const shapeCodes = new Map<string, number>();
 const templateCodes = new Map<string, number>();
+let lastTemplate = -1;
 /** The code of a shared sketch object seen before (most sketches are one of a few frozen objects). */
 const codeOfShared = new WeakMap<MessageSketch, number>();
 
-/** The code for `s`, and what is kept apart for it (an id, the sketch itself, or nothing). */
-function encode(s: MessageSketch): { code: number; apart?: string | MessageSketch } {
+/** The code for `s`; what is kept apart for it (an id, the sketch itself), if anything, is pushed onto `apart`. */
+function encode(s: MessageSketch, apart: Array<string | MessageSketch>): number {
   const known = codeOfShared.get(s);
-  if (known !== undefined) return { code: known };
+  if (known !== undefined) return known;
   if (!('preview' in s)) {
     const code = shapeCode('system', s);
-    return code === OWN ? { code, apart: s } : { code };
+    if (code !== OWN && Object.isFrozen(s)) codeOfShared.set(s, code);
+    return code === OWN ? own(s, apart) : code;
   }
-  if (s.preview !== null) return { code: OWN, apart: s };
+  if (s.preview !== null) return own(s, apart);
   if (s.toolCallId === null) {
     const code = shapeCode(`${s.role}\u0000${s.toolCalls}\u0000${s.name}`, s);
     if (code !== OWN && Object.isFrozen(s)) codeOfShared.set(s, code);
-    return code === OWN ? { code, apart: s } : { code };
+    return code === OWN ? own(s, apart) : code;
+  }
+  // Tool results in a row mostly share their shape (a tool's name): the last one is tried before building a key.
+  const last = templates[lastTemplate];
+  if (last !== undefined && last.role === s.role && last.toolCalls === s.toolCalls && last.name === s.name) {
+    apart.push(s.toolCallId);
+    return WITH_ID + lastTemplate;
   }
   const key = `${s.role}\u0000${s.toolCalls}\u0000${s.name}`;
   let t = templateCodes.get(key);
   if (t === undefined) {
-    if (templates.length >= OWN - WITH_ID) return { code: OWN, apart: s };
+    if (templates.length >= OWN - WITH_ID) return own(s, apart);
     t = templates.length;
     templates.push({ role: s.role, toolCalls: s.toolCalls, name: s.name });
     templateCodes.set(key, t);
   }
-  return { code: WITH_ID + t, apart: s.toolCallId };
+  lastTemplate = t;
+  apart.push(s.toolCallId);
+  return WITH_ID + t;
+}
+
+function own(s: MessageSketch, apart: Array<string | MessageSketch>): number {
+  apart.push(s);
+  return OWN;
 }
 
 function shapeCode(key: string, s: MessageSketch): number {
@@ -82,9 +97,7 @@ export class PackedSketches {
     codes.set(this.#codes);
     const apart: Array<string | MessageSketch> = [];
     for (let i = 0; i < sketches.length; i++) {
-      const encoded = encode(sketches[i]!);
-      codes[known + i] = encoded.code;
-      if (encoded.apart !== undefined) apart.push(encoded.apart);
+      codes[known + i] = encode(sketches[i]!, apart);
     }
     this.#codes = codes;
     if (apart.length > 0) this.#apart = this.#apart.concat(apart);
