@@ -387,6 +387,40 @@ describe('implicit log: bounds', () => {
     );
   });
 
+  it('1,000 interleaved conversations sharing their first two messages: each continued silently, the one faulted reported once', () => {
+    const h = implicitHarness({ maxConversations: 2_000, captureContent: false });
+    const opening = [sys(), assistant('Hello! How can I help you today?'), user('Hi, I have a question.')];
+    const histories = Array.from({ length: 1_000 }, () => opening.slice());
+    const faulted = 617;
+    const violations: Array<{ conversation: number; kind: string }> = [];
+    for (let turn = 0; turn < 4; turn++) {
+      for (let c = 0; c < histories.length; c++) {
+        const history = histories[c]!;
+        let request = history;
+        // The faulted conversation drops its first reply at the third turn (a message lost mid-conversation).
+        if (c === faulted && turn === 2) request = history.filter((_, i) => i !== 3);
+        const reply = assistant(`Answer ${turn} to user ${c}.`);
+        const sent = h.send(request);
+        sent.pending?.reply([reply]);
+        if (sent.violation) violations.push({ conversation: c, kind: sent.violation.kind });
+        history.push(reply, user(`Follow-up ${turn} from user ${c}.`));
+      }
+    }
+    expect(violations).toEqual([{ conversation: faulted, kind: 'missing_message' }]);
+  });
+
+  it('finds a continuation among conversations that start alike whatever their number, and a lost reply too', () => {
+    const h = implicitHarness({ maxConversations: 500 });
+    const run = {};
+    const opening = [user('Hi')];
+    const histories = Array.from({ length: 300 }, (_, c) => [...opening, assistant('Hello!'), user(`I am user ${c}.`)]);
+    for (const [c, history] of histories.entries()) h.turn(history, assistant(`Nice to meet you, ${c}.`), { run });
+    // The first conversation continued without the reply it got, in the same run: the reply was lost.
+    const lost = h.send([...histories[0]!, user('Anyone there?')], { run });
+    expect(lost.violation?.kind).toBe('missing_message');
+    expect(h.send([...histories[1]!, assistant('Nice to meet you, 1.'), user('Bye')], { run }).violation).toBeUndefined();
+  });
+
   it('drops idle conversations', () => {
     const h = implicitHarness({ idleTimeoutMs: 1000 });
     h.send([user('a')]);

@@ -254,3 +254,59 @@ function mutate(request: Message[], at: number, kind: 'drop' | 'duplicate' | 'sw
       return { request: copy, kind: 'missing_message' };
   }
 }
+
+describe('implicit log: many conversations that open alike (docs/behaviour.md §8.2)', () => {
+  /**
+   * Conversations sharing an opening of `shared` messages, continued turn by
+   * turn in any interleaving, with at most one of them faulted once (a message
+   * it was already sent dropped): the correct ones are never reported,
+   * whatever their number, and the fault is reported exactly once, as
+   * missing_message, on its own conversation.
+   */
+  it('any interleaving of any number of alike conversations: silent, and one drop reported once', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 80 }),
+        fc.integer({ min: 1, max: 3 }),
+        fc.integer({ min: 3, max: 4 }),
+        fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+        fc.option(fc.tuple(fc.nat(), fc.nat(), fc.nat()), { nil: undefined }),
+        (count, shared, turns, seed, fault) => {
+          const h = implicitHarness({ maxConversations: 1_000, captureContent: false });
+          const opening: Message[] = [{ role: 'user', content: 'Hi' }];
+          for (let i = 1; i < shared; i++)
+            opening.push(i % 2 === 1 ? { role: 'assistant', content: 'Hello! How can I help?' } : { role: 'user', content: 'A question.' });
+          if (opening.at(-1)!.role === 'assistant') opening.push({ role: 'user', content: 'A question.' });
+          const histories = Array.from({ length: count }, () => opening.slice());
+          const done = new Array<number>(count).fill(0);
+          // The order of the requests: each conversation's turns in order, the conversations interleaved by `seed`.
+          let state = seed;
+          const random = () => (state = (Math.imul(state, 1103515245) + 12345) >>> 0) / 2 ** 32;
+          const faulted = fault === undefined ? undefined : { conversation: fault[0] % count, turn: 2 + (fault[1] % (turns - 2)) };
+          const reported: Array<{ conversation: number; kind: string }> = [];
+          for (let left = count * turns; left > 0; left--) {
+            let c = Math.floor(random() * count);
+            while (done[c] === turns) c = (c + 1) % count;
+            const history = histories[c]!;
+            let request = history;
+            if (faulted?.conversation === c && faulted.turn === done[c]) {
+              // Drop one message the model was sent and that later ones follow (not the first: the conversation's start).
+              const at = 1 + (fault![2] % (history.length - 3));
+              request = history.filter((_, i) => i !== at);
+            }
+            const sent = h.send(request);
+            sent.pending?.reply([{ role: 'assistant', content: `Answer ${done[c]} to ${c}.` }]);
+            if (sent.violation) reported.push({ conversation: c, kind: sent.violation.kind });
+            history.push(
+              { role: 'assistant', content: `Answer ${done[c]} to ${c}.` },
+              { role: 'user', content: `More from ${c}, ${done[c]}.` },
+            );
+            done[c]!++;
+          }
+          expect(reported).toEqual(faulted === undefined ? [] : [{ conversation: faulted.conversation, kind: 'missing_message' }]);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+});

@@ -8,12 +8,18 @@
 // response (http/reply-reader.ts). Whatever fetch returns is returned as it
 // is. One wrap per process (fetch-registry.ts), so each request passes one
 // seam. A request made by an SDK client the client hook checks is left to
-// that hook, so it is counted once. A fetch seam cannot throw into the call
-// safely, so strict mode is recorded as warn here.
+// that hook, so it is counted once. Strict mode refuses a request here
+// before it is sent: the call's promise rejects with the violation itself,
+// which the AI SDK's providers hand to the caller as it is, not retried (they
+// retry only their own retryable API errors). A Stainless client this seam
+// checks (a version the client hook does not support) would retry a throw
+// from fetch and wrap it, so its requests are recorded only there (strict
+// counts as warn).
 
 import { checkModelRequest, checksRequests, type PendingReply } from '../../request-path/check-request';
 import { currentCallScope } from '../../request-path/call-scope';
 import type { ModelRequest, ReplyFormat } from '../../request-path/model-request';
+import { SessionInvariantViolation } from '../../invariant/violation';
 import { contained } from '../../telemetry/internal-error';
 import { anthropicBodyRequest } from '../anthropic/model-request';
 import { ANTHROPIC_MODULE } from '../anthropic/integration';
@@ -26,7 +32,10 @@ import { InitReader, urlMember } from './read-once';
 
 type Fetch = typeof globalThis.fetch;
 
-const SEAM = { name: 'fetch seam', mayThrow: false };
+const SEAM = { name: 'fetch seam', mayThrow: true };
+/** For a Stainless client's request (it retries a throw from fetch and wraps it): recorded only. */
+const RECORDING_SEAM = { name: SEAM.name, mayThrow: false };
+const isViolation = (error: unknown): boolean => error instanceof SessionInvariantViolation;
 const MODEL_PATH = /\/(chat\/completions|responses|messages)$/;
 
 /** Observes `globalThis.fetch` (one wrap per process, shared by every instance and copy); returns what stops it. */
@@ -38,7 +47,13 @@ export function observeFetch(): () => void {
 function observeCall(fetch: Fetch, thisArg: unknown, args: unknown[]): unknown {
   const [input, init] = args;
   const reader = new InitReader(init);
-  const awaiting = contained(SEAM.name, () => inspect(input, reader), undefined);
+  let awaiting: ReturnType<typeof inspect>;
+  try {
+    awaiting = contained(SEAM.name, () => inspect(input, reader), undefined, { passThrough: isViolation });
+  } catch (violation) {
+    // Strict mode: refused before it is sent; only the violation gets here (`passThrough`).
+    return Promise.reject(violation);
+  }
   const passed = args.length >= 2 ? contained(SEAM.name, () => reader.passOn(init), init) : init;
   const result: unknown = Reflect.apply(fetch, thisArg, passed === init ? args : [input, passed, ...args.slice(2)]);
   if (awaiting) {
@@ -65,14 +80,15 @@ function inspect(input: unknown, init: InitReader): { pending: PendingReply; for
   if (String(method ?? 'GET').toUpperCase() !== 'POST') return undefined;
   const body = init.get('body');
   if (typeof body !== 'string') return undefined;
-  if (checkedByClientHook(url.pathname, init.get('headers') as RequestInit['headers'])) return undefined;
+  const version = headerOf(init.get('headers') as RequestInit['headers'], VERSION_HEADER);
+  if (checkedByClientHook(url.pathname, version)) return undefined;
   const scope = currentCallScope();
   if (scope?.claimed) return undefined;
   if (!checksRequests()) return undefined; // switched off: the body is not even parsed
   const request = modelRequest(url.pathname, body);
   if (request === undefined) return undefined;
   if (scope) scope.seenBelow = true;
-  const pending = checkModelRequest(request, {}, SEAM);
+  const pending = checkModelRequest(request, {}, version === null ? SEAM : RECORDING_SEAM);
   return pending && request.replyFormat ? { pending, format: request.replyFormat } : undefined;
 }
 
@@ -103,8 +119,7 @@ const VERSION_HEADER = 'x-stainless-package-version';
  * built on them, the Agents SDK say, change the user agent but not that);
  * the API path says which SDK: a hooked copy of it checks them already.
  */
-function checkedByClientHook(path: string, headers: RequestInit['headers']): boolean {
-  const version = headerOf(headers, VERSION_HEADER);
+function checkedByClientHook(path: string, version: string | null): boolean {
   if (version === null) return false;
   return isHookedClient(isAnthropicPath(path) ? ANTHROPIC_MODULE : OPENAI_MODULE, version);
 }

@@ -3,10 +3,13 @@
 // than `create`. Wrapping `create` would displace (or be displaced by) the
 // OpenAI instrumentations users already run, and would have to preserve the
 // SDKs' APIPromise. The seam runs once per attempt inside the call's context
-// (the caller's span is active) with the final options. Its sibling
-// `prepareRequest` runs later, inside the fetch path, where a throw is
-// wrapped as a connection error and retried; a throw from `prepareOptions`
-// rejects the call as it is, before any HTTP request.
+// (the caller's span is active) with the final options. A throw from
+// `prepareOptions` rejects the call as it is, one attempt, before any HTTP
+// request. Its sibling `prepareRequest` runs later, with the body already a
+// string: `openai` 6 and 7 hand a throw from there to the caller as it is,
+// not retried, but `@anthropic-ai/sdk` wraps it as a connection error and
+// retries it (as it does a throw from `fetch`); a throw from one of its
+// client middlewares reaches the caller as it is.
 
 import { InstrumentationNodeModuleDefinition } from '@opentelemetry/instrumentation';
 import { isSupportedVersion } from '../../instrumentation/supported-version';

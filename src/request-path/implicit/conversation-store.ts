@@ -3,7 +3,49 @@
 // their first non-system message.
 
 import type { Fingerprint } from '../../invariant/fingerprint';
-import type { Conversation } from './conversation';
+import { SYSTEM_FINGERPRINT } from '../../invariant/fingerprint';
+import { chainOf as chainOfPrefix, type Conversation } from './conversation';
+
+/** Conversations by an integer key: one held as itself, more in a set (most keys have one). */
+class MultiIndex {
+  readonly #map = new Map<number, Conversation | Set<Conversation>>();
+
+  /** How many keys it holds. */
+  get size(): number {
+    return this.#map.size;
+  }
+
+  add(key: number, conversation: Conversation): void {
+    const held = this.#map.get(key);
+    if (held === undefined) this.#map.set(key, conversation);
+    else if (held instanceof Set) held.add(conversation);
+    else if (held !== conversation) this.#map.set(key, new Set([held, conversation]));
+  }
+
+  delete(key: number, conversation: Conversation): void {
+    const held = this.#map.get(key);
+    if (held === conversation) this.#map.delete(key);
+    else if (held instanceof Set) {
+      held.delete(conversation);
+      if (held.size === 1) this.#map.set(key, held.values().next().value as Conversation);
+    }
+  }
+
+  /** The conversations under `key`, in the order they were put there. */
+  get(key: number): Conversation | ReadonlySet<Conversation> | undefined {
+    return this.#map.get(key);
+  }
+}
+
+/** Calls `visit` for each conversation of an index entry, until it returns false. */
+export function eachOf(held: Conversation | ReadonlySet<Conversation> | undefined, visit: (c: Conversation) => boolean | void): void {
+  if (held === undefined) return;
+  if (!(held instanceof Set)) {
+    visit(held as Conversation);
+    return;
+  }
+  for (const c of held) if (visit(c) === false) return;
+}
 
 /**
  * Why the implicit log dropped a conversation: `idle` (unused past the idle
@@ -35,6 +77,18 @@ export class ConversationStore {
   readonly #recent = new Set<Conversation>();
   /** The most recently used conversation of each key; the rest of its bucket follows by `older` links. */
   readonly #byKey = new Map<Fingerprint, Conversation>();
+  /**
+   * The indexes a request finds its conversation by, whatever the number of
+   * conversations that start alike (docs/behaviour.md §8.6): by the chain hash
+   * of a conversation's messages (of all but the last while it ends in a
+   * prefill with no reply yet), the continuation; by the chain hash of its
+   * messages as its last request carried them, once the reply to it came, the
+   * lost reply; by the fingerprint of its last message, a rejoin.
+   */
+  readonly #byEnd = new MultiIndex();
+  readonly #byLost = new MultiIndex();
+  readonly #byLast = new MultiIndex();
+  #stamp = 0;
   readonly #limits: StoreLimits;
   readonly #onEvict: (reason: EvictionReason) => void;
 
@@ -64,6 +118,58 @@ export class ConversationStore {
     return list;
   }
 
+  /** The conversations whose messages (all but an open prefill) have this chain hash. */
+  byEnd(chain: number): Conversation | ReadonlySet<Conversation> | undefined {
+    return this.#byEnd.get(chain);
+  }
+
+  /** The conversations whose last request, answered since, carried messages with this chain hash. */
+  byLost(chain: number): Conversation | ReadonlySet<Conversation> | undefined {
+    return this.#byLost.get(chain);
+  }
+
+  /** Whether any conversation could have lost a reply (its last request made in a run, and answered). */
+  get anyLost(): boolean {
+    return this.#byLost.size > 0;
+  }
+
+  /** The conversations whose last message has this fingerprint. */
+  byLast(fingerprint: number): Conversation | ReadonlySet<Conversation> | undefined {
+    return this.#byLast.get(fingerprint);
+  }
+
+  /**
+   * Puts a kept conversation under its current keys, after its messages or
+   * its last request changed. Constant time unless the last request is more
+   * than one message behind (a reply of several messages).
+   */
+  reindex(conversation: Conversation): void {
+    if (!this.#recent.has(conversation)) return;
+    this.#unindex(conversation);
+    const last = conversation.lastRequest;
+    const length = conversation.length;
+    const open = last.prefill && !last.replyObserved;
+    conversation.indexedEnd = open ? conversation.chainButLast : conversation.chain;
+    this.#byEnd.add(conversation.indexedEnd, conversation);
+    if (last.run !== undefined && last.replyObserved && !last.prefill && length > last.length) {
+      conversation.indexedLost =
+        last.length === length - 1 ? conversation.chainButLast : chainOfPrefix(conversation.fingerprints, last.length);
+      this.#byLost.add(conversation.indexedLost, conversation);
+    }
+    const lastFingerprint = conversation.fingerprints[length - 1];
+    if (lastFingerprint !== undefined && lastFingerprint !== SYSTEM_FINGERPRINT) {
+      conversation.indexedLast = lastFingerprint;
+      this.#byLast.add(lastFingerprint, conversation);
+    }
+  }
+
+  #unindex(conversation: Conversation): void {
+    if (conversation.indexedEnd >= 0) this.#byEnd.delete(conversation.indexedEnd, conversation);
+    if (conversation.indexedLost >= 0) this.#byLost.delete(conversation.indexedLost, conversation);
+    if (conversation.indexedLast >= 0) this.#byLast.delete(conversation.indexedLast, conversation);
+    conversation.indexedEnd = conversation.indexedLost = conversation.indexedLast = -1;
+  }
+
   /** Whether `conversation` is still kept (not evicted). */
   has(conversation: Conversation): boolean {
     return this.#recent.has(conversation);
@@ -72,7 +178,9 @@ export class ConversationStore {
   /** Adds a conversation as the most recently used, then evicts the least recently used while over the cap. */
   add(conversation: Conversation): void {
     this.#recent.add(conversation);
+    conversation.stamp = ++this.#stamp;
     this.#link(conversation);
+    this.reindex(conversation);
     while (this.#recent.size > this.#limits.maxConversations) {
       const oldest = this.#recent.values().next().value as Conversation;
       this.#remove(oldest);
@@ -90,6 +198,8 @@ export class ConversationStore {
     conversation.lastUsed = now;
     if (!this.#recent.delete(conversation)) return;
     this.#recent.add(conversation);
+    conversation.stamp = ++this.#stamp;
+    this.reindex(conversation);
     this.#unlink(conversation);
     this.#link(conversation);
   }
@@ -106,6 +216,7 @@ export class ConversationStore {
   #remove(conversation: Conversation): void {
     this.#recent.delete(conversation);
     this.#unlink(conversation);
+    this.#unindex(conversation);
   }
 
   /** Puts a conversation first in its bucket. */

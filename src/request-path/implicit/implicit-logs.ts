@@ -22,8 +22,8 @@ import type { PendingReply } from '../check-request';
 import type { ModelRequest } from '../model-request';
 import { currentRun, type RunKey } from '../run';
 import { implicitConversationId, nextConversationNumber } from '../../log/conversation-id';
-import { Conversation } from './conversation';
-import { ConversationStore, type StoreLimits } from './conversation-store';
+import { CHAIN_START, Conversation, chainStep } from './conversation';
+import { ConversationStore, eachOf, type StoreLimits } from './conversation-store';
 import { orphanedToolResult } from './pairing';
 import { mergePrefill } from './prefill';
 import { Lru } from './lru';
@@ -35,7 +35,7 @@ export interface ImplicitLogSettings extends StoreLimits {
   now?: () => number;
 }
 
-/** Conversations compared per request at most (the most recently used that start like it). */
+/** Conversations a request that continues none is compared with, per source: the most recently used that start like it, those whose last request it starts with, those whose last message it carries. */
 const MAX_CANDIDATES = 32;
 const FINGERPRINT_OPTIONS = { ignoreToolResultName: true } as const;
 const PASS: CheckResult = Object.freeze({ ok: true });
@@ -138,10 +138,10 @@ export class ImplicitLogs {
     if (first < 0) return {}; // only system messages: no conversation to follow
     const now = this.#now();
     const run = currentRun();
-    const candidates = this.#store.candidates(seen.fingerprints[first]!, now, MAX_CANDIDATES);
-
-    const prefixes = new SharedPrefixes(candidates, seen);
-    const continued = longestContinued(candidates, prefixes);
+    const key = seen.fingerprints[first]!;
+    const recent = this.#store.candidates(key, now, MAX_CANDIDATES);
+    const chains = requestChains(seen);
+    const continued = this.#continued(seen, chains);
     if (continued !== undefined) {
       const { conversation, offset } = continued;
       const invented = this.#invented(conversation, seen, offset);
@@ -157,12 +157,77 @@ export class ImplicitLogs {
       return { violation, pending: this.#pending(conversation, seen) };
     }
 
+    const candidates = this.#related(seen, first, key, chains, recent, run);
+    const prefixes = new SharedPrefixes(candidates, seen);
     const found =
       rejoined(candidates, prefixes, seen, reaction.captureContent) ?? lostReply(candidates, seen, run, reaction.captureContent);
     // A request that rejoins or loses a reply continues a known conversation and keeps its id; anything else is new.
     const number = found?.conversation.number ?? nextConversationNumber();
     const violation = report(found?.violation ?? orphan, reaction, number);
     return { violation, pending: this.#branch(seen, first, run, now, reaction.captureContent, number) };
+  }
+
+  /**
+   * The longest known conversation the request starts with in full (of
+   * equally long ones, the most recently used), found by the chain hash of
+   * each of the request's prefixes, longest first, and confirmed on the
+   * fingerprints: a few lookups however many conversations start alike.
+   */
+  #continued(seen: Seen, chains: readonly RequestChain[]): { conversation: Conversation; offset: number } | undefined {
+    let best: Conversation | undefined;
+    let bestOffset = 0;
+    for (const { offset, chain } of chains) {
+      const max = seen.fingerprints.length - offset;
+      for (let k = max; k >= 1; k--) {
+        // A conversation found under k has k messages, or k + 1 if it ends in an open prefill.
+        if (best !== undefined && k + 1 < best.length) break;
+        eachOf(this.#store.byEnd(chain[k]!), (c) => {
+          if (c.length > max) return;
+          if (best !== undefined && (c.length < best.length || (c.length === best.length && c.stamp < best.stamp))) return;
+          if (overlayOffset(c, seen) !== offset || sharedPrefix(c, seen, offset) !== c.length) return;
+          best = c;
+          bestOffset = offset;
+        });
+      }
+    }
+    return best === undefined ? undefined : { conversation: best, offset: bestOffset };
+  }
+
+  /**
+   * The conversations a request that continues none may rejoin or have lost
+   * a reply of: the most recently used that start like it, those whose last
+   * request it starts with (found by chain hash), and those whose last
+   * message it carries (latest first). Bounded, whatever the number of
+   * conversations that start alike.
+   */
+  #related(
+    seen: Seen,
+    first: number,
+    key: Fingerprint,
+    chains: readonly RequestChain[],
+    recent: Conversation[],
+    run: RunKey | undefined,
+  ): Conversation[] {
+    const found = new Set<Conversation>(recent);
+    let extra = 0;
+    const take = (c: Conversation): boolean => {
+      if (c.key === key && !found.has(c)) {
+        found.add(c);
+        extra++;
+      }
+      return extra < MAX_CANDIDATES;
+    };
+    if (run !== undefined && this.#store.anyLost) {
+      for (const { offset, chain } of chains) {
+        for (let k = seen.fingerprints.length - offset; k >= 1 && extra < MAX_CANDIDATES; k--) eachOf(this.#store.byLost(chain[k]!), take);
+      }
+    }
+    extra = 0;
+    for (let i = seen.fingerprints.length - 1; i > first && extra < MAX_CANDIDATES; i--) {
+      const fingerprint = seen.fingerprints[i]!;
+      if (fingerprint !== SYSTEM_FINGERPRINT) eachOf(this.#store.byLast(fingerprint), take);
+    }
+    return [...found];
   }
 
   /**
@@ -196,19 +261,15 @@ export class ImplicitLogs {
     const lastRequest = { run, length: held.length + added.messages.length, prefill: endsInAssistant(added), replyObserved: false };
     let target = conversation;
     if (conversation.length === held.length) {
-      for (let i = 0; i < added.messages.length; i++) {
-        conversation.fingerprints.push(added.fingerprints[i]!);
-        conversation.sketches.push(storedSketch(added.messages[i], false));
-      }
+      conversation.append(
+        added.fingerprints,
+        added.messages.map((m) => storedSketch(m, false)),
+      );
       conversation.lastRequest = lastRequest;
       this.#store.touch(conversation, now);
     } else {
-      const fingerprints = conversation.fingerprints.slice(0, held.length);
-      const sketches = conversation.sketches.slice(0, held.length);
-      for (let i = 0; i < added.messages.length; i++) {
-        fingerprints.push(added.fingerprints[i]!);
-        sketches.push(storedSketch(added.messages[i], false));
-      }
+      const fingerprints = [...conversation.fingerprints.slice(0, held.length), ...added.fingerprints];
+      const sketches = conversation.sketches(held.length).concat(added.messages.map((m) => storedSketch(m, false)));
       target = new Conversation(conversation.number, fingerprints, sketches, conversation.key, now, lastRequest);
       this.#store.add(target);
     }
@@ -243,10 +304,11 @@ export class ImplicitLogs {
   }
 
   #extend(conversation: Conversation, seen: Seen, offset: number, run: RunKey | undefined, now: number, captureContent: boolean): void {
-    for (let i = offset + conversation.length; i < seen.messages.length; i++) {
-      conversation.fingerprints.push(seen.fingerprints[i]!);
-      conversation.sketches.push(storedSketch(seen.messages[i], captureContent));
-    }
+    const from = offset + conversation.length;
+    conversation.append(
+      seen.fingerprints.slice(from),
+      seen.messages.slice(from).map((m) => storedSketch(m, captureContent)),
+    );
     conversation.lastRequest = { run, length: conversation.length, prefill: endsInAssistant(seen), replyObserved: false };
     this.#store.touch(conversation, now);
   }
@@ -255,7 +317,7 @@ export class ImplicitLogs {
   #branch(seen: Seen, first: number, run: RunKey | undefined, now: number, captureContent: boolean, number: number): PendingReply {
     const conversation = new Conversation(
       number,
-      seen.fingerprints.slice(),
+      seen.fingerprints,
       seen.messages.map((m) => storedSketch(m, captureContent)),
       seen.fingerprints[first]!,
       now,
@@ -281,18 +343,17 @@ export class ImplicitLogs {
         if (conversation.length !== expected || conversation.lastRequest.replyObserved || messages.length === 0) return;
         const base = prefill === undefined ? expected : expected - 1;
         for (const sibling of context?.siblings ?? []) if (sibling.length > 0) this.#sibling(conversation, base, joined(sibling));
-        if (prefill !== undefined) {
-          conversation.fingerprints.pop();
-          conversation.sketches.pop();
-        }
-        for (const message of joined(messages)) {
-          const fingerprint = fingerprintOf(message, FINGERPRINT_OPTIONS);
-          conversation.fingerprints.push(fingerprint);
-          conversation.sketches.push(storedSketch(message, false));
-          this.#replies.set(fingerprint, true);
-        }
+        if (prefill !== undefined) conversation.dropLast();
+        const replied = joined(messages);
+        const fingerprints = replied.map((message) => fingerprintOf(message, FINGERPRINT_OPTIONS));
+        conversation.append(
+          fingerprints,
+          replied.map((message) => storedSketch(message, false)),
+        );
+        for (const fingerprint of fingerprints) this.#replies.set(fingerprint, true);
         if (stored !== undefined) this.#stored.record(stored);
         conversation.lastRequest.replyObserved = true;
+        this.#store.reindex(conversation);
         if (context?.id !== undefined) this.#held.set(context.id, { conversation: new WeakRef(conversation), length: conversation.length });
       },
     };
@@ -300,19 +361,34 @@ export class ImplicitLogs {
 
   /** A branch of `conversation`: its first `base` messages, then `reply`, another choice the model sent for the same request. */
   #sibling(conversation: Conversation, base: number, reply: readonly Message[]): void {
-    const fingerprints = conversation.fingerprints.slice(0, base);
-    const sketches = conversation.sketches.slice(0, base);
-    for (const message of reply) {
-      const fingerprint = fingerprintOf(message, FINGERPRINT_OPTIONS);
-      fingerprints.push(fingerprint);
-      sketches.push(storedSketch(message, false));
-      this.#replies.set(fingerprint, true);
-    }
+    const added = reply.map((message) => fingerprintOf(message, FINGERPRINT_OPTIONS));
+    for (const fingerprint of added) this.#replies.set(fingerprint, true);
+    const fingerprints = [...conversation.fingerprints.slice(0, base), ...added];
+    const sketches = conversation.sketches(base).concat(reply.map((message) => storedSketch(message, false)));
     const last = conversation.lastRequest;
     this.#store.add(
       new Conversation(conversation.number, fingerprints, sketches, conversation.key, this.#now(), { ...last, replyObserved: true }),
     );
   }
+}
+
+/** The chain hashes of a request's prefixes from `offset` on: `chain[k]`, of its `k` messages after `offset`. */
+interface RequestChain {
+  offset: number;
+  chain: Int32Array;
+}
+
+/** The request's prefix chains: from its start, and after a leading system message (the overlay slot) when it has one. */
+function requestChains(seen: Seen): RequestChain[] {
+  const fingerprints = seen.fingerprints;
+  const chains: RequestChain[] = [];
+  for (let offset = 0; offset <= (fingerprints[0] === SYSTEM_FINGERPRINT ? 1 : 0); offset++) {
+    const chain = new Int32Array(fingerprints.length - offset + 1);
+    let h = (chain[0] = CHAIN_START);
+    for (let k = 1; k < chain.length; k++) chain[k] = h = chainStep(h, fingerprints[offset + k - 1]!);
+    chains.push({ offset, chain });
+  }
+  return chains;
 }
 
 /** 1 when the request leads with a system message the conversation has no counterpart for (the overlay slot). */
@@ -366,21 +442,6 @@ class SharedPrefixes {
   }
 }
 
-/** The longest known conversation the request starts with in full. */
-function longestContinued(
-  candidates: readonly Conversation[],
-  prefixes: SharedPrefixes,
-): { conversation: Conversation; offset: number } | undefined {
-  let best: { conversation: Conversation; offset: number } | undefined;
-  for (let k = 0; k < candidates.length; k++) {
-    const conversation = candidates[k]!;
-    if (best !== undefined && conversation.length <= best.conversation.length) continue;
-    if (conversation.length > prefixes.requestLength(k)) continue; // longer than the request: it cannot be carried whole
-    if (prefixes.shared(k) === conversation.length) best = { conversation, offset: prefixes.offset(k) };
-  }
-  return best;
-}
-
 /**
  * Rejoin: the request starts like a known conversation, diverges from it and
  * later carries that conversation's messages again, so something in between
@@ -396,8 +457,9 @@ function rejoined(candidates: readonly Conversation[], prefixes: SharedPrefixes,
     const conversation = candidates[k]!;
     const offset = prefixes.offset(k);
     const shared = prefixes.shared(k);
+    // A conversation that starts with the whole request explains it: a regenerate from a point it passed, not a rejoin.
+    if (offset + shared >= seen.fingerprints.length) return undefined;
     if (best !== undefined && shared < best.shared) continue;
-    if (offset + shared >= seen.fingerprints.length) continue; // nothing after the shared part could rejoin
     const later = new Set<Fingerprint>();
     for (let j = shared; j < conversation.length; j++)
       if (conversation.fingerprints[j] !== SYSTEM_FINGERPRINT) later.add(conversation.fingerprints[j]!);
@@ -454,8 +516,8 @@ function lostReply(candidates: readonly Conversation[], seen: Seen, run: RunKey 
 
 /** The conversation followed by the request's messages from `from` on (those `keep` accepts). */
 function concat(conversation: Conversation, seen: Seen, from: number, keep: (i: number) => boolean, captureContent: boolean): Implied {
-  const fingerprints = conversation.fingerprints.slice();
-  const sketches = conversation.sketches.slice();
+  const fingerprints = Array.from(conversation.fingerprints);
+  const sketches = conversation.sketches();
   for (let i = from; i < seen.messages.length; i++) {
     if (!keep(i)) continue;
     fingerprints.push(seen.fingerprints[i]!);
@@ -527,8 +589,9 @@ function contentFreeSketch(message: unknown): MessageSketch {
   const toolCalls = Array.isArray(m.toolCalls) ? m.toolCalls.length : 0;
   const toolCallId = typeof m.toolCallId === 'string' ? m.toolCallId : null;
   const name = typeof m.name === 'string' ? m.name : null;
-  // A tool call id is unique: its sketch is shared by nothing, so it is not worth a table entry.
-  if (toolCallId !== null) return { role, preview: null, toolCalls, toolCallId, name };
+  // A tool call id is unique: its sketch is shared by nothing, so it is not worth a table entry. Its name (a tool's
+  // name, one of a few) is kept as one string per distinct name, not one per message.
+  if (toolCallId !== null) return { role, preview: null, toolCalls, toolCallId, name: name === null ? null : internedName(name) };
   // The usual shapes (a user message, an assistant message with a few calls) skip building a key.
   const usual = name === null && toolCalls < USUAL_CALLS ? USUAL_ROLES[role] : undefined;
   if (usual !== undefined) return (usual[toolCalls] ??= Object.freeze({ role, preview: null, toolCalls, toolCallId, name }));
@@ -539,6 +602,16 @@ function contentFreeSketch(message: unknown): MessageSketch {
     interned.set(key, (shared = Object.freeze({ role, preview: null, toolCalls, toolCallId, name })));
   }
   return shared;
+}
+
+const names = new Map<string, string>();
+/** One copy of each tool name the sketches keep (cleared past 10,000 names, as the sketch table is). */
+function internedName(name: string): string {
+  const kept = names.get(name);
+  if (kept !== undefined) return kept;
+  if (names.size > 10_000) names.clear();
+  names.set(name, name);
+  return name;
 }
 
 const SYSTEM_SKETCH: MessageSketch = Object.freeze({ role: 'system' });
