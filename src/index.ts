@@ -3,7 +3,7 @@
 // its fold, the pure check, `verify` and its modes, the session binding and
 // the errors; it loads no instrumentation machinery. The rules are stated in
 // docs/behaviour.md. Other entries: `/instrumentation`, `/adapters`,
-// `/ai-sdk`, `/openai-agents`, `/history`, `/register`.
+// `/ai-sdk`, `/openai-agents`, `/langchain`, `/history`, `/register`.
 
 export { SessionLog, type AppendResult, type IndexedMessage } from './log/session-log';
 export { appendMessage } from './log/append-message';
