@@ -3,7 +3,7 @@
 
 import { isObject } from '../../adapters/canonical';
 import type { Message } from '../../invariant/messages';
-import type { StoredReplyMessage } from '../../request-path/check-request';
+import type { StoredReplyMessage } from '../../request-path/reply';
 import type { ReplyFormat } from '../../request-path/model-request';
 import { fromAnthropicReply } from '../anthropic/adapter';
 import { fromOpenAIChat } from '../openai/chat-adapter';

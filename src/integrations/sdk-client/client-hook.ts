@@ -14,7 +14,8 @@
 import { InstrumentationNodeModuleDefinition } from '@opentelemetry/instrumentation';
 import { isSupportedVersion } from '../../instrumentation/supported-version';
 import { rewrap, unwrapIfWrapped, type Patcher } from '../../instrumentation/integration';
-import { checkModelRequest, checksRequests, type PendingReply } from '../../request-path/check-request';
+import { checkModelRequest, checksRequests } from '../../request-path/check-request';
+import type { PendingReply } from '../../request-path/reply';
 import type { ModelRequest, ReplyFormat } from '../../request-path/model-request';
 import { observeReplyAsRead } from '../http/reply-reader';
 import { reportInternalError } from '../../telemetry/internal-error';

@@ -18,7 +18,7 @@ import { describeThrown } from '../../result';
 import type { InvariantInstruments } from '../../telemetry/instruments';
 import { warnOnce } from '../../telemetry/logger';
 import { ATTR_EVICTION_REASON } from '../../telemetry/semconv';
-import type { PendingReply } from '../check-request';
+import type { PendingReply } from '../reply';
 import type { ModelRequest } from '../model-request';
 import { currentRun, type RunKey } from '../run';
 import { implicitConversationId, nextConversationNumber } from '../../log/conversation-id';

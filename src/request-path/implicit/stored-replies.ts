@@ -10,7 +10,7 @@ import { referenceId } from '../../adapters/canonical';
 import { fingerprintOf, type Fingerprint } from '../../invariant/fingerprint';
 import { isEmptyContent } from '../../invariant/message-equality';
 import type { Message, ToolCall } from '../../invariant/messages';
-import type { StoredReplyMessage } from '../check-request';
+import type { StoredReplyMessage } from '../reply';
 import { Lru } from './lru';
 
 const FINGERPRINT_OPTIONS = { ignoreToolResultName: true } as const;
