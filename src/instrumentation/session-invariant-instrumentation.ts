@@ -14,7 +14,7 @@ import { createInstruments, type InvariantInstruments } from '../telemetry/instr
 import { contained } from '../telemetry/internal-error';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../version';
 import type { SessionInvariantInstrumentationConfig } from './config';
-import type { Patcher } from './integration';
+import type { Patcher } from '../integrations/integration';
 
 /**
  * An OpenTelemetry instrumentation, used like any of contrib's: pass it to

@@ -8,7 +8,7 @@
 // replies.
 
 import { InstrumentationNodeModuleDefinition, InstrumentationNodeModuleFile } from '@opentelemetry/instrumentation';
-import type { Patcher } from '../../instrumentation/integration';
+import type { Patcher } from '../integration';
 import { inFrameworkRun } from '../../request-path/run';
 
 /** The AI SDK majors without the `ai:telemetry` channel (AI SDK 7 binds its runs through the channel). */

@@ -12,8 +12,8 @@
 // client middlewares reaches the caller as it is.
 
 import { InstrumentationNodeModuleDefinition } from '@opentelemetry/instrumentation';
-import { isSupportedVersion } from '../../instrumentation/supported-version';
-import { rewrap, unwrapIfWrapped, type Patcher } from '../../instrumentation/integration';
+import { isSupportedVersion } from '../supported-version';
+import { rewrap, unwrapIfWrapped, type Patcher } from '../integration';
 import { checkModelRequest, checksRequests } from '../../request-path/check-request';
 import type { PendingReply } from '../../request-path/reply';
 import type { ModelRequest, ReplyFormat } from '../../request-path/model-request';
