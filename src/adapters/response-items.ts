@@ -2,7 +2,7 @@
 // (snake_case: `call_id`, `function_call_output`) and the Agents SDK
 // (camelCase: `callId`, `function_call_result`) both speak.
 
-import type { ContentPart, Message, MessageContent, ToolCall } from '../invariant/messages';
+import type { ContentPart, Message, MessageContent, ToolCall } from '../model/messages';
 import {
   ToolCallNames,
   canonicalRole,

@@ -7,7 +7,7 @@
 // lookup per message of every request, and no copy, comparison or
 // serialisation of the message sees it.
 
-import type { Message } from '../invariant/messages';
+import type { Message } from '../model/messages';
 import type { MessageSketch } from '../invariant/sketch';
 
 /** What readers keep with a reused message. */

@@ -11,7 +11,7 @@ import { describeThrown } from '../result';
 import { classify } from './classify';
 import { fingerprintOf } from './fingerprint';
 import { fieldsDiffering, messagesMatch } from './message-equality';
-import { MAX_REQUEST_MESSAGES, type Message } from './messages';
+import { MAX_REQUEST_MESSAGES, type Message } from '../model/messages';
 import { sketch } from './sketch';
 import { isStackExhaustion } from './stack-exhaustion';
 import type { CheckResult, ViolationDetails } from './violation';

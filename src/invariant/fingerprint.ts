@@ -3,7 +3,7 @@
 // after a mismatch, to pair the messages it cannot line up; the implicit
 // conversation log keeps fingerprints instead of message text.
 
-import { jsonOfDate } from './deep-equal';
+import { jsonOfDate } from '../log/json-safe';
 import { FLAT_FALSE, FLAT_NUMBER, FLAT_STRING, FLAT_TRUE, readFlatObject } from './flat-json';
 import { CACHE_MARKER, NO_ARGUMENTS, isEmptyContent, parseJson, singleText } from './message-equality';
 

@@ -13,7 +13,7 @@ import { CAPTURE_CONTENT_ENV_VAR } from '../telemetry/semconv';
 import { recordCheck, recordViolation, type LogKind } from '../telemetry/violation-event';
 import { violationLine } from '../telemetry/violation-line';
 import { check } from './check';
-import type { Message } from './messages';
+import type { Message } from '../model/messages';
 import { isTestEnvironment, resolveMode, type Mode } from './mode';
 import { SessionInvariantViolation, withoutPreviews, type CheckResult, type ViolationDetails } from './violation';
 

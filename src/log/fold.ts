@@ -1,6 +1,6 @@
 // The fold: which surface events the model sees, in what order, as messages.
 
-import type { Message, Role } from '../invariant/messages';
+import type { Message, Role } from '../model/messages';
 import { isSurfaceType, positionOf, type SessionEvent, type SurfaceEventType } from './events';
 import { defineTimeField } from './frozen-time';
 import { IntervalSet } from './interval-set';

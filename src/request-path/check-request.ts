@@ -14,7 +14,7 @@ import { resolveMode, type Mode } from '../invariant/mode';
 import { getActiveSession, type SessionBinding } from '../invariant/session-binding';
 import { actOnCheck, captureContentFromEnv, type CheckReaction } from '../invariant/verify';
 import { SessionInvariantViolation } from '../invariant/violation';
-import type { Message } from '../invariant/messages';
+import type { Message } from '../model/messages';
 import { contained } from '../telemetry/internal-error';
 import { warnOnce } from '../telemetry/logger';
 import { conversationIdOf } from '../log/conversation-id';

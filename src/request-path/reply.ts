@@ -3,7 +3,7 @@
 // implicit log and the reply assemblers share, kept apart so none of them
 // imports another for a type.
 
-import type { Message } from '../invariant/messages';
+import type { Message } from '../model/messages';
 
 /**
  * One message of a reply as the provider stored it: the items it is made of

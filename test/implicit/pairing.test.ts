@@ -4,7 +4,7 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Message } from '../../src/invariant/messages';
+import type { Message } from '../../src/model/messages';
 import { orphanedToolResult } from '../../src/request-path/implicit/pairing';
 
 /** The rule as stated: one set of every call id seen so far. */

@@ -1,6 +1,6 @@
 // Anthropic Messages `{ system, messages }` <-> canonical messages.
 
-import type { ContentPart, Message, MessageContent, ToolCall } from '../../invariant/messages';
+import type { ContentPart, Message, MessageContent, ToolCall } from '../../model/messages';
 import {
   ToolCallNames,
   argumentsAsObject,

@@ -2,7 +2,7 @@
 // stream of events it arrives as, assembled into the message it amounts to.
 
 import { isObject } from '../../adapters/canonical';
-import type { Message } from '../../invariant/messages';
+import type { Message } from '../../model/messages';
 import type { StoredReplyMessage } from '../../request-path/reply';
 import type { ReplyFormat } from '../../request-path/model-request';
 import { fromAnthropicReply } from '../anthropic/adapter';

@@ -6,7 +6,7 @@
 
 import { argumentsAsJson, isObject, textOf, unknownRole, building } from '../../adapters/canonical';
 import { fromResponseContent, fromResponseItems, type ItemDialect } from '../../adapters/response-items';
-import type { ContentPart, Message } from '../../invariant/messages';
+import type { ContentPart, Message } from '../../model/messages';
 
 /** A message item of the OpenAI Agents SDK (the Responses protocol in camelCase), as `toAgentItems` writes it. */
 export type AgentsMessageItem =

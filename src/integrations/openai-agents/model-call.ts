@@ -18,7 +18,7 @@
 
 import { context } from '@opentelemetry/api';
 import { messagesMatch } from '../../invariant/message-equality';
-import type { Message } from '../../invariant/messages';
+import type { Message } from '../../model/messages';
 import { readEnvFlag } from '../../invariant/mode';
 import { getActiveSession, withSession } from '../../invariant/session-binding';
 import { SessionLog } from '../../log/session-log';

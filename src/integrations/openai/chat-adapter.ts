@@ -17,7 +17,7 @@ import {
 import { EntryMemo } from '../../adapters/entry-memo';
 import { chatEntrySnapshots, type ChatEntrySnapshot } from './chat-entry-snapshot';
 import { markStable, stableSlot } from '../../adapters/stable-messages';
-import type { ContentPart, Message, MessageContent, ToolCall } from '../../invariant/messages';
+import type { ContentPart, Message, MessageContent, ToolCall } from '../../model/messages';
 
 /** Parts other than text and images (audio, files) are carried as they are in the canonical message. */
 export type OpenAIChatContentPart =

@@ -2,7 +2,7 @@
 
 import { argumentsAsJson, readSafely, textOf, unknownRole, building } from '../../adapters/canonical';
 import { fromResponseContent, fromResponseItems, type ItemDialect } from '../../adapters/response-items';
-import type { Message, MessageContent } from '../../invariant/messages';
+import type { Message, MessageContent } from '../../model/messages';
 
 /** Parts other than text and images (files, say) are carried as they are in the canonical message. */
 export type OpenAIResponsesInputPart =

@@ -9,7 +9,7 @@
 import { stableSlot } from '../../adapters/stable-messages';
 import { classify } from '../../invariant/classify';
 import { SYSTEM_FINGERPRINT, fingerprintOf, type Fingerprint } from '../../invariant/fingerprint';
-import { MAX_REQUEST_MESSAGES, type Message } from '../../invariant/messages';
+import { MAX_REQUEST_MESSAGES, type Message } from '../../model/messages';
 import { sketch, type MessageSketch } from '../../invariant/sketch';
 import { isStackExhaustion } from '../../invariant/stack-exhaustion';
 import { actOnCheck, type CheckReaction } from '../../invariant/verify';

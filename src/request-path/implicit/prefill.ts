@@ -2,7 +2,7 @@
 // sends back.
 
 import { textOf } from '../../adapters/canonical';
-import type { Message } from '../../invariant/messages';
+import type { Message } from '../../model/messages';
 
 /** The prefill's text followed by the reply's, and the prefill's tool calls followed by the reply's. */
 export function mergePrefill(prefill: Message, reply: Message): Message {

@@ -9,7 +9,7 @@
 import { referenceId } from '../../adapters/canonical';
 import { fingerprintOf, type Fingerprint } from '../../invariant/fingerprint';
 import { isEmptyContent } from '../../invariant/message-equality';
-import type { Message, ToolCall } from '../../invariant/messages';
+import type { Message, ToolCall } from '../../model/messages';
 import type { StoredReplyMessage } from '../reply';
 import { Lru } from './lru';
 
