@@ -24,7 +24,7 @@ import type { CheckReaction } from '../dist/invariant/verify';
 import type { ViolationDetails } from '../dist/invariant/violation';
 import { ImplicitLogs } from '../dist/request-path/implicit/implicit-logs';
 import type { InvariantInstruments } from '../dist/telemetry/instruments';
-import { setLogger } from '../dist/telemetry/logger';
+import { setLogger } from '../dist/warnings';
 import { agentLog, fmt, requestOf, timePerCall } from './support';
 
 const gc = (globalThis as { gc?: () => void }).gc;

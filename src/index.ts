@@ -49,5 +49,5 @@ export { MODES, resolveMode, type Mode } from './invariant/mode';
 export { verify, type VerifyOptions } from './invariant/verify';
 export { getActiveSession, withSession, type SessionBinding, type WithSessionOptions } from './invariant/session-binding';
 export { VIOLATION_EVENT, VIOLATION_METRIC } from './telemetry/semconv';
-export { setLogger, type InvariantLogger } from './telemetry/logger';
+export { setLogger, type InvariantLogger } from './warnings';
 export type { Outcome } from './result';

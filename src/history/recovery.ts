@@ -4,7 +4,7 @@
 
 import type { EventData, EventType, SessionEvent } from '../log/events';
 import type { SessionLog } from '../log/session-log';
-import { logWarning, warnOnce } from '../telemetry/logger';
+import { logWarning, warnOnce } from '../warnings';
 
 /**
  * Whether a tool call an interrupted turn owes may have run, as the synthetic

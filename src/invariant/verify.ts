@@ -5,7 +5,7 @@ import { conversationIdOf } from '../log/conversation-id';
 import type { SessionLog } from '../log/session-log';
 import { reportInternalError } from '../telemetry/internal-error';
 import type { InvariantInstruments } from '../telemetry/instruments';
-import { logWarning, warnOnce } from '../telemetry/logger';
+import { logWarning, warnOnce } from '../warnings';
 import type { OwnedSpan } from '../telemetry/check-span';
 import { apiEventLogger, emitEvaluationEvent, type EventLogger } from '../telemetry/evaluation-event';
 import { applyPreviewPolicy, type PreviewPolicy } from '../telemetry/previews';

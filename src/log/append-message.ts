@@ -1,7 +1,7 @@
 // A message into the log as the surface event that folds back to it.
 
 import type { Message } from '../model/messages';
-import { logWarning } from '../telemetry/logger';
+import { logWarning } from '../warnings';
 import { messageEvent } from './message-event';
 import type { AppendResult, SessionLog } from './session-log';
 import { nameOfCall } from './tool-call-index';

@@ -14,7 +14,7 @@ import {
 } from './events';
 import { InvalidEventError } from './invalid-event';
 import { messageEvent } from './message-event';
-import { logWarning } from '../telemetry/logger';
+import { logWarning } from '../warnings';
 import { projectEvent, visibleSurface } from './fold';
 import { defineTimeField } from './frozen-time';
 

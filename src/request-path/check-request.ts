@@ -16,7 +16,7 @@ import { actOnCheck, captureContentFromEnv, type CheckReaction } from '../invari
 import { SessionInvariantViolation } from '../invariant/violation';
 import type { Message } from '../model/messages';
 import { contained } from '../telemetry/internal-error';
-import { warnOnce } from '../telemetry/logger';
+import { warnOnce } from '../warnings';
 import { conversationIdOf } from '../log/conversation-id';
 import { startCheckSpan } from '../telemetry/check-span';
 import { currentHost, type HostSettings, type RequestCheckHost } from './host';

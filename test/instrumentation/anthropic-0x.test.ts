@@ -19,7 +19,7 @@ import { fromAnthropicReply } from '../../src/integrations/anthropic/adapter';
 import { ANTHROPIC_SUPPORTED } from '../../src/integrations/anthropic/integration';
 import { MAX_REPLY_BYTES } from '../../src/integrations/http/reply-reader';
 import { CHECKS_METRIC } from '../../src/telemetry/semconv';
-import { resetWarnings } from '../../src/telemetry/logger';
+import { resetWarnings } from '../../src/warnings';
 import { startFakeProvider, type FakeProvider } from '../support/fake-provider';
 import { PACKAGE_ROOT } from '../support/run-node';
 import { registerOtel, type OtelHarness } from '../support/otel';

@@ -8,7 +8,7 @@ import type { InvariantInstruments } from '../../src/telemetry/instruments';
 import type { PendingReply } from '../../src/request-path/reply';
 import { ImplicitLogs } from '../../src/request-path/implicit/implicit-logs';
 import { inFrameworkRun, type RunKey } from '../../src/request-path/run';
-import { setLogger } from '../../src/telemetry/logger';
+import { setLogger } from '../../src/warnings';
 
 export interface Sent {
   violation: ViolationDetails | undefined;

@@ -19,7 +19,7 @@ import type { PendingReply } from '../../request-path/reply';
 import type { ModelRequest, ReplyFormat } from '../../request-path/model-request';
 import { observeReplyAsRead } from '../http/reply-reader';
 import { reportInternalError } from '../../telemetry/internal-error';
-import { warnOnce } from '../../telemetry/logger';
+import { warnOnce } from '../../warnings';
 import { readableByReplyReader } from './node-fetch-response';
 import type { RequestOptions } from './request-options';
 

@@ -16,7 +16,7 @@ import { actOnCheck, type CheckReaction } from '../../invariant/verify';
 import type { CheckResult, ViolationDetails } from '../../invariant/violation';
 import { describeThrown } from '../../result';
 import type { InvariantInstruments } from '../../telemetry/instruments';
-import { warnOnce } from '../../telemetry/logger';
+import { warnOnce } from '../../warnings';
 import { ATTR_EVICTION_REASON } from '../../telemetry/semconv';
 import type { PendingReply } from '../reply';
 import type { ModelRequest } from '../model-request';
