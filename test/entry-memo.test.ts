@@ -4,8 +4,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fromOpenAIChat, fromOpenAIChatReusing } from '../src/integrations/openai/chat-adapter';
-import { EntryMemo } from '../src/adapters/entry-memo';
-import { matchesSnapshot, takeSnapshot } from '../src/adapters/reference-snapshot';
+import { EntryMemo } from '../src/reading/entry-memo';
+import { matchesSnapshot, takeSnapshot } from '../src/reading/reference-snapshot';
 import { heapSnapshot, occurrencesBetween } from './support/heap';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };

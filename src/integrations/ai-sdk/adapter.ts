@@ -20,7 +20,7 @@ import {
   textOf,
   unknownRole,
   building,
-} from '../../adapters/canonical';
+} from '../../reading/canonical';
 
 /**
  * A text part of an AI SDK prompt. Read as `{ type: 'text', text }`: other

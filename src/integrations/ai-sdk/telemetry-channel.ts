@@ -12,7 +12,7 @@ import { callScopeStorage, type CallScope } from '../../request-path/call-scope'
 import { checkModelRequest } from '../../request-path/check-request';
 import { frameworkRunStorage, type RunKey } from '../../request-path/run';
 import { contained } from '../../telemetry/internal-error';
-import { isWalkable } from '../../adapters/canonical';
+import { isWalkable } from '../../reading/canonical';
 import { replyOf } from './middleware';
 import { aiSdkModelRequest } from './model-request';
 

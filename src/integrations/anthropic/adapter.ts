@@ -17,7 +17,7 @@ import {
   textOf,
   unknownRole,
   building,
-} from '../../adapters/canonical';
+} from '../../reading/canonical';
 
 /**
  * A Messages text block. Read as `{ type: 'text', text }`: other fields

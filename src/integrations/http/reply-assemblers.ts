@@ -1,7 +1,7 @@
 // The model's reply from a response body, per API: the JSON body, or the
 // stream of events it arrives as, assembled into the message it amounts to.
 
-import { isObject } from '../../adapters/canonical';
+import { isObject } from '../../reading/canonical';
 import type { Message } from '../../model/messages';
 import type { StoredReplyMessage } from '../../request-path/reply';
 import type { ReplyFormat } from '../../request-path/model-request';

@@ -15,7 +15,7 @@ import {
   unknownRole,
   building,
   type Loose,
-} from '../../adapters/canonical';
+} from '../../reading/canonical';
 import type { ContentPart, Message, MessageContent, ToolCall } from '../../model/messages';
 
 /** The metadata key under which the log keeps a message's LangChain id (never compared, docs/behaviour.md §1.3). */

@@ -1,6 +1,6 @@
 // Which OpenAI SDK requests are model requests, and their messages in canonical form.
 
-import { referenceId } from '../../adapters/canonical';
+import { referenceId } from '../../reading/canonical';
 import { MAX_REQUEST_MESSAGES } from '../../model/messages';
 import type { ModelRequest } from '../../request-path/model-request';
 import { modelOf, postBody, type RequestOptions } from '../sdk-client/request-options';

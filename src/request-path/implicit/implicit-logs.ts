@@ -6,7 +6,7 @@
 // continuation by the longest known branch; rejoin = violation; the lost
 // reply within a run; otherwise a new branch.
 
-import { stableSlot } from '../../adapters/stable-messages';
+import { stableSlot } from '../../invariant/stable-messages';
 import { classify } from '../../invariant/classify';
 import { SYSTEM_FINGERPRINT, fingerprintOf, type Fingerprint } from '../../invariant/fingerprint';
 import { MAX_REQUEST_MESSAGES, type Message } from '../../model/messages';

@@ -1,7 +1,7 @@
 // A prefill and the model's reply to it, as the one assistant message an app
 // sends back.
 
-import { textOf } from '../../adapters/canonical';
+import { textOf } from '../../reading/canonical';
 import type { Message } from '../../model/messages';
 
 /** The prefill's text followed by the reply's, and the prefill's tool calls followed by the reply's. */

@@ -6,7 +6,7 @@
 // and re-send the calls; AI SDK 5 refers to every item). Read together, the
 // pieces stand for the whole message; apart, they are what they are.
 
-import { referenceId } from '../../adapters/canonical';
+import { referenceId } from '../../reading/canonical';
 import { fingerprintOf, type Fingerprint } from '../../invariant/fingerprint';
 import { isEmptyContent } from '../../invariant/message-equality';
 import type { Message, ToolCall } from '../../model/messages';
