@@ -20,7 +20,7 @@ import { toAnthropic, toOpenAIChat, toOpenAIResponses } from '../dist/adapters';
 import { anthropicBodyRequest } from '../dist/integrations/anthropic/model-request';
 import { fromOpenAIChatReusing } from '../dist/integrations/openai/chat-adapter';
 import { openAIBodyRequest } from '../dist/integrations/openai/model-request';
-import type { CheckReaction } from '../dist/invariant/verify';
+import type { CheckReaction } from '../dist/reaction/act-on-check';
 import type { ViolationDetails } from '../dist/invariant/violation';
 import { ImplicitLogs } from '../dist/request-path/implicit/implicit-logs';
 import type { InvariantInstruments } from '../dist/telemetry/instruments';

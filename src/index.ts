@@ -46,7 +46,7 @@ export {
   type ViolationKind,
 } from './invariant/violation';
 export { MODES, resolveMode, type Mode } from './invariant/mode';
-export { verify, type VerifyOptions } from './invariant/verify';
+export { verify, type VerifyOptions } from './reaction/verify';
 export { getActiveSession, withSession, type SessionBinding, type WithSessionOptions } from './invariant/session-binding';
 export { VIOLATION_EVENT, VIOLATION_METRIC } from './telemetry/semconv';
 export { setLogger, type InvariantLogger } from './warnings';

@@ -5,7 +5,7 @@
 import { InstrumentationBase, isWrapped, type InstrumentationNodeModuleDefinition } from '@opentelemetry/instrumentation';
 import { INTEGRATIONS } from '../integrations/index';
 import { readEnvFlag, resolveMode } from '../invariant/mode';
-import { captureContentFromEnv } from '../invariant/verify';
+import { captureContentFromEnv } from '../reaction/act-on-check';
 import { TRUST_INPUT_FILTERS_ENV_VAR } from '../integrations/openai-agents/model-call';
 import { IMPLICIT_ENV_VAR } from '../request-path/implicit/registry';
 import { clearHost, setHost, type HostSettings, type RequestCheckHost } from '../request-path/host';

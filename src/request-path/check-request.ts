@@ -12,7 +12,7 @@
 import { check } from '../invariant/check';
 import { resolveMode, type Mode } from '../invariant/mode';
 import { getActiveSession, type SessionBinding } from '../invariant/session-binding';
-import { actOnCheck, captureContentFromEnv, type CheckReaction } from '../invariant/verify';
+import { actOnCheck, captureContentFromEnv, type CheckReaction } from '../reaction/act-on-check';
 import { SessionInvariantViolation } from '../invariant/violation';
 import type { Message } from '../model/messages';
 import { contained } from '../telemetry/internal-error';

@@ -12,7 +12,7 @@ import { SYSTEM_FINGERPRINT, fingerprintOf, type Fingerprint } from '../../invar
 import { MAX_REQUEST_MESSAGES, type Message } from '../../model/messages';
 import { sketch, type MessageSketch } from '../../invariant/sketch';
 import { isStackExhaustion } from '../../invariant/stack-exhaustion';
-import { actOnCheck, type CheckReaction } from '../../invariant/verify';
+import { actOnCheck, type CheckReaction } from '../../reaction/act-on-check';
 import type { CheckResult, ViolationDetails } from '../../invariant/violation';
 import { describeThrown } from '../../result';
 import type { InvariantInstruments } from '../../telemetry/instruments';
