@@ -145,10 +145,10 @@ const SHAPES: readonly Shape[] = ['chat', 'anthropic', 'responses'];
 
 /** The body's message array for these canonical messages, in `shape`. */
 function toShape(shape: Shape, messages: readonly Message[]): { system: unknown; list: unknown[] } {
-  if (shape === 'chat') return { system: undefined, list: toOpenAIChat(messages) as unknown[] };
-  if (shape === 'responses') return { system: undefined, list: toOpenAIResponses(messages) as unknown[] };
+  if (shape === 'chat') return { system: undefined, list: toOpenAIChat(messages) };
+  if (shape === 'responses') return { system: undefined, list: toOpenAIResponses(messages) };
   const body = toAnthropic(messages);
-  return { system: body.system, list: body.messages as unknown[] };
+  return { system: body.system, list: body.messages };
 }
 
 /** What the seam builds from the body: the model request the implicit log checks. */

@@ -35,7 +35,6 @@ async function total(metric: string, kind?: string): Promise<number> {
     .reduce((n, p) => n + p.value, 0);
 }
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 type Any = any;
 
 const VERSIONS = [

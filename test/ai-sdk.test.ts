@@ -217,7 +217,7 @@ describe("Vercel AI SDK: the 'ai:telemetry' diagnostics channel (zero code)", ()
         throwingType,
         { type: 'languageModelCall', event: null },
       ]) {
-        await expect(channel.tracePromise(async () => 'ok', message as object)).resolves.toBe('ok');
+        await expect(channel.tracePromise(async () => 'ok', message)).resolves.toBe('ok');
       }
       expect(Date.now() - started).toBeLessThan(2_000);
       expect(await total(VIOLATION_METRIC, 'invalid_request')).toBe(2);

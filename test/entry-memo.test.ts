@@ -192,7 +192,7 @@ describe('the Chat Completions reading the openai hook reuses', () => {
     }),
     fc.record({ role: fc.constant('tool'), tool_call_id: callId, content: jsonLeaf }),
     fc.record({ role: fc.constant('custom'), note: jsonLeaf, items: fc.array(jsonLeaf, { maxLength: 2 }) }),
-  ) as fc.Arbitrary<Json>;
+  );
 
   it('sees a change made in place anywhere inside an entry, and reads it as fromOpenAIChat does', () => {
     fc.assert(

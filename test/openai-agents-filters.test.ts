@@ -222,7 +222,7 @@ const FAULTS: Array<[name: string, kind: string, fault: Fault]> = [
         status: 'completed',
         content: [{ type: 'output_text', text: 'It will rain.' }],
       };
-      return [...input.slice(0, at), injected as Item, ...input.slice(at)];
+      return [...input.slice(0, at), injected, ...input.slice(at)];
     },
   ],
 ];

@@ -25,9 +25,7 @@ let supported: AgentsModule;
 
 function setUp(agents: AgentsModule): AgentsModule {
   agents.setTracingDisabled(true);
-  agents.setDefaultOpenAIClient(
-    new suite.env.openai.OpenAI({ apiKey: 'test-key', baseURL: suite.server.openaiBaseURL, maxRetries: 0 }) as never,
-  );
+  agents.setDefaultOpenAIClient(new suite.env.openai.OpenAI({ apiKey: 'test-key', baseURL: suite.server.openaiBaseURL, maxRetries: 0 }));
   agents.setOpenAIAPI('responses');
   return agents;
 }

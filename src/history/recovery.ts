@@ -154,6 +154,10 @@ function scan(log: SessionLog) {
       case 'tool_result':
         if (typeof data.toolCallId === 'string') answered.add(data.toolCallId);
         break;
+      case 'system_message':
+      case 'user_message':
+      case 'request_header':
+        break; // nothing to recover from them
     }
   }
   return { open, calls, answered, dispatched, closedSteps };

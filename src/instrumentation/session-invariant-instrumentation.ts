@@ -99,6 +99,8 @@ export class SessionInvariantInstrumentation extends InstrumentationBase<Session
   /** This instrumentation as the request path sees it: its config, tracer and counters. */
   private host(): RequestCheckHost {
     if (this._host) return this._host;
+    // The getters below are the host's, so `this` inside them is not the instrumentation.
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
     const instrumentation = this;
     return (this._host = {
       settings: () => instrumentation.settings(),

@@ -213,10 +213,7 @@ function hashDeep(root: object, walk: Walk): number {
   let hash = enter(root, walk, frames);
   while (frames.length > 0) {
     const frame = frames[frames.length - 1]!;
-    if (hash !== WALK_INTO) {
-      absorb(frame, hash);
-      hash = WALK_INTO;
-    }
+    if (hash !== WALK_INTO) absorb(frame, hash);
     const item = nextItem(frame);
     if (item !== NO_ITEM) {
       const shallow = shallowHash(item, walk);

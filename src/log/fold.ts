@@ -39,7 +39,7 @@ export function projectEvent(event: SessionEvent): Message {
   if ('toolCallId' in data) message.toolCallId = data.toolCallId ?? null;
   if ('name' in data) message.name = data.name ?? null;
   if ('reasoningContent' in data) message.reasoningContent = data.reasoningContent ?? null;
-  message.metadata = (data.metadata ?? NO_METADATA) as Record<string, unknown>;
+  message.metadata = data.metadata ?? NO_METADATA;
   defineTimeField(message, 'createdAt', event.time.getTime());
   return Object.freeze(message);
 }

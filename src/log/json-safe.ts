@@ -84,12 +84,14 @@ function copyValue(value: unknown, path: string, state: CopyState): Copied {
     case 'symbol':
     case 'bigint':
       throw new Refused('unserializable', path, `${path} is a ${typeof value}, which cannot be serialized`);
+    case 'object':
+      break; // null, arrays, Dates and objects: below
   }
   if (value === null) {
     spend(state, 1, path);
     return { value: null, size: 1 };
   }
-  const obj = value as object;
+  const obj = value;
   if (obj instanceof Date) {
     const iso = jsonOfDate(obj);
     if (iso === null) throw new Refused('unserializable', path, `${path} is an invalid Date, which cannot be serialized`);

@@ -280,7 +280,8 @@ async function startLongReplyProvider(text: string): Promise<{ url: string; clos
       const usage = { input_tokens: 10, output_tokens: 1000 };
       if (!(JSON.parse(body) as { stream?: boolean }).stream) {
         res.writeHead(200, { 'content-type': 'application/json' });
-        return res.end(JSON.stringify({ ...message, content: [{ type: 'text', text }], usage }));
+        res.end(JSON.stringify({ ...message, content: [{ type: 'text', text }], usage }));
+        return;
       }
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       const send = (data: { type: string } & Record<string, unknown>) =>

@@ -477,7 +477,7 @@ describe('openai responses', () => {
     const fold = log.deriveMessages().slice(1); // no leading system: instructions carry it
     const noSystem = new SessionLog();
     for (const m of fold)
-      noSystem.append(m.role === 'tool' ? 'tool_result' : (`${m.role}_message` as never), { ...m, createdAt: undefined } as never);
+      noSystem.append(m.role === 'tool' ? 'tool_result' : (`${m.role}_message` as never), { ...m, createdAt: undefined });
     const before = (await violationPoints()).reduce((n, p) => n + p.value, 0);
     const response = await withSession(noSystem, () =>
       client().responses.create({ model: 'gpt-test', instructions: 'Be brief.', input: toOpenAIResponses(noSystem.deriveMessages()) }),

@@ -74,7 +74,7 @@ function patchExports(exports: Record<string, unknown>, patcher: Patcher): Recor
     if (!prototype) continue;
     for (const method of AGENT_METHODS) {
       if (typeof prototype[method] === 'function' && !patcher.isWrapped(prototype[method])) {
-        patcher.wrap(prototype, method, asRun as (original: never) => unknown);
+        patcher.wrap(prototype, method, asRun);
       }
     }
   }

@@ -43,8 +43,8 @@ export function subscribeAiSdkTelemetry(): () => void {
     scopes.set(message as object, scope);
     return scope;
   };
-  channel.start.bindStore(frameworkRunStorage, runOf as (message: unknown) => RunKey);
-  channel.start.bindStore(callScopeStorage, scopeOf as (message: unknown) => CallScope);
+  channel.start.bindStore(frameworkRunStorage, runOf);
+  channel.start.bindStore(callScopeStorage, scopeOf);
   const noop = () => {};
   const onSettled = (message: unknown) => contained(SEAM.name, () => settle(message as ChannelMessage), undefined);
   const handlers = { start: noop, end: noop, asyncStart: noop, asyncEnd: onSettled, error: onSettled };

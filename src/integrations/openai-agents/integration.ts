@@ -14,12 +14,12 @@ const PATCHED_FILES: ReadonlyArray<[file: string, wrappers: ReadonlyArray<[name:
   [
     'dist/runner/modelRetry',
     [
-      ['getResponseWithRetry', wrapGetResponse as (original: never) => unknown],
+      ['getResponseWithRetry', wrapGetResponse],
       ['getStreamedResponseWithRetry', wrapGetStreamed as (original: never) => unknown],
     ],
   ],
-  ['dist/runner/conversation', [['applyCallModelInputFilter', wrapApplyFilter as (original: never) => unknown]]],
-  ['dist/runner/toolExecution', [['executeHandoffCalls', wrapExecuteHandoffCalls as (original: never) => unknown]]],
+  ['dist/runner/conversation', [['applyCallModelInputFilter', wrapApplyFilter]]],
+  ['dist/runner/toolExecution', [['executeHandoffCalls', wrapExecuteHandoffCalls]]],
 ];
 
 function definition(patcher: Patcher): InstrumentationNodeModuleDefinition {

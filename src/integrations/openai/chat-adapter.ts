@@ -11,7 +11,6 @@ import {
   opaqueEntry,
   readSafely,
   unknownRole,
-  type Loose,
   building,
 } from '../../reading/canonical';
 import { EntryMemo } from '../../reading/entry-memo';
@@ -212,7 +211,7 @@ function fromChatContent(content: unknown): MessageContent {
 
 function fromChatToolCall(call: unknown): ToolCall {
   if (!isObject(call)) return call as ToolCall;
-  const fn = (isObject(call.function) ? call.function : isObject(call.custom) ? call.custom : {}) as Loose;
+  const fn = isObject(call.function) ? call.function : isObject(call.custom) ? call.custom : {};
   return { id: call.id as string, name: fn.name as string, arguments: 'arguments' in fn ? fn.arguments : fn.input };
 }
 

@@ -98,7 +98,7 @@ function fieldsMatch(entry: Record<string, unknown>, fields: readonly unknown[])
     const fn = call.function;
     const custom = call.custom;
     if (call.id !== fields[at + 1] || fn !== fields[at + 2] || custom !== fields[at + 3]) return false;
-    const tool = (isObject(fn) ? fn : isObject(custom) ? custom : undefined) as Record<string, unknown> | undefined;
+    const tool = isObject(fn) ? fn : isObject(custom) ? custom : undefined;
     if (tool === undefined) continue;
     if (tool.name !== fields[at + 4] || 'arguments' in tool !== fields[at + 5]) return false;
     if (tool.arguments !== fields[at + 6] || tool.input !== fields[at + 7]) return false;
