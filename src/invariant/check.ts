@@ -16,8 +16,6 @@ import { sketch } from './sketch';
 import { isStackExhaustion } from './stack-exhaustion';
 import type { CheckResult, ViolationDetails } from './violation';
 
-export { MAX_REQUEST_MESSAGES };
-
 const PASS: CheckResult = Object.freeze({ ok: true });
 
 /**

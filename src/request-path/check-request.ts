@@ -78,9 +78,7 @@ function checkWith(host: RequestCheckHost, request: ModelRequest, call: CallOpti
     // With no bound log, a chain whose start this process saw is followed: what it adds and the reply extend the
     // conversation, so that a later request re-sending the whole history is checked against it.
     const followed =
-      log === undefined && request.continues !== undefined
-        ? implicitLogs(settings.implicit, host.instruments)?.continueHeld(request)
-        : undefined;
+      log === undefined && request.continues !== undefined ? implicitLogs(settings.implicit)?.continueHeld(request) : undefined;
     if (followed === undefined) {
       warnOnce(
         `stateful:${request.provider}:${request.stateful}`,
@@ -133,5 +131,5 @@ function checkWith(host: RequestCheckHost, request: ModelRequest, call: CallOpti
     actOnCheck(check(log, request.messages as readonly Message[]), reaction);
     return undefined;
   }
-  return implicitLogs(settings.implicit, host.instruments)?.check(request, reaction).pending;
+  return implicitLogs(settings.implicit)?.check(request, reaction).pending;
 }

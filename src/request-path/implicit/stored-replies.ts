@@ -30,9 +30,6 @@ export interface ReadRequest {
   fingerprints: Fingerprint[];
 }
 
-/** Marks a reference to an item this process never saw as a reply. */
-export const UNRESOLVED = -1;
-
 /** Reply messages by the ids of the items they were stored as, for requests that refer to them. */
 export class StoredReplies {
   readonly #byId = new Lru<string, { stored: StoredMessage; index: number }>(10_000);
