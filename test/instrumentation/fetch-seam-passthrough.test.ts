@@ -36,7 +36,7 @@ function enable(): void {
 }
 
 async function violations(): Promise<number> {
-  return (await otel.points(VIOLATION_METRIC)).reduce((n, p) => n + p.value, 0);
+  return await otel.total(VIOLATION_METRIC);
 }
 
 const chat = (content: string) => JSON.stringify({ model: 'gpt-test', messages: [{ role: 'user', content }] });
