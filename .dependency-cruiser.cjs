@@ -1,7 +1,8 @@
 // The layers of src/, checked by `npm run lint:layers`. A layer imports only
 // from the layers below it (and from itself); no module takes part in an
-// import circle. Type-only imports count like any other: a type that has to
-// be imported upward is a type in the wrong place.
+// import circle; model/, log/ and invariant/ import no OpenTelemetry package.
+// Type-only imports count like any other: a type that has to be imported
+// upward is a type in the wrong place.
 //
 // From the ground up:
 //   base          result.ts, version.ts, warnings.ts: the result shape, the
@@ -62,6 +63,13 @@ module.exports = {
       comment: 'a module of src/ that imports anything belongs to a layer: a new folder is placed in LAYERS first',
       from: { path: '^src/', pathNot: LAYERS.map(([, path]) => path) },
       to: {},
+    },
+    {
+      name: 'pure-core',
+      severity: 'error',
+      comment: 'the message model, the log and the check know nothing of OpenTelemetry: recording is for telemetry/ and reaction/',
+      from: { path: '^src/(model|log|invariant)/' },
+      to: { path: '@opentelemetry/' },
     },
     ...upward,
   ],
