@@ -15,6 +15,7 @@ import { MAX_REQUEST_MESSAGES, type Message } from '../model/messages';
 import { sketch } from './sketch';
 import { isStackExhaustion } from './stack-exhaustion';
 import type { CheckResult, ViolationDetails } from './violation';
+import { overlaySlotOf } from './overlay';
 
 const PASS: CheckResult = Object.freeze({ ok: true });
 
@@ -190,8 +191,7 @@ function unchanging(entry: unknown, folded: Message): boolean {
 export function overlaySlot(fold: readonly { role: unknown }[], request: readonly unknown[]): number {
   const head = request[0] as { role?: unknown } | null | undefined;
   const requestLeadsWithSystem = typeof head === 'object' && head !== null && head.role === 'system';
-  const foldLeadsWithSystem = fold.length > 0 && fold[0]!.role === 'system';
-  return requestLeadsWithSystem && !foldLeadsWithSystem ? 1 : 0;
+  return overlaySlotOf(requestLeadsWithSystem, fold.length > 0 && fold[0]!.role === 'system');
 }
 
 function invalid(reason: string): { ok: false; violation: ViolationDetails } {

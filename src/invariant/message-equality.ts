@@ -214,3 +214,10 @@ export function parseJson(text: string): { value: unknown } | undefined {
 export function nullish(value: unknown): unknown {
   return value === undefined ? null : value;
 }
+
+/** Whether `list` begins with every message of `prefix`, in order, matched as the check matches them. */
+export function startsWithMessages(list: readonly unknown[], prefix: readonly Message[]): boolean {
+  if (prefix.length > list.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (!messagesMatch(list[i], prefix[i]!)) return false;
+  return true;
+}

@@ -12,7 +12,7 @@
 
 import { appendOrWarn } from '../../log/append-message';
 import type { SessionLog } from '../../log/session-log';
-import { messagesMatch } from '../../invariant/message-equality';
+import { startsWithMessages } from '../../invariant/message-equality';
 import type { Message } from '../../model/messages';
 import { fromAiSdkPrompt } from './adapter';
 
@@ -63,7 +63,7 @@ export function recordAiSdkSteps(log: SessionLog): (step: StepLike) => void {
 /** Whether `step`, handing over `messages`, is a later step of the call whose previous step was `last`. */
 function continuesCall(step: StepLike, messages: readonly Message[], last: LastStep): boolean {
   if (readStepNumber(step) === 0 || last.messages[last.messages.length - 1]?.role !== 'tool') return false;
-  return startsWith(messages, last.messages);
+  return startsWithMessages(messages, last.messages);
 }
 
 function responseMessages(step: StepLike): readonly unknown[] {
@@ -80,11 +80,4 @@ function readStepNumber(step: StepLike): number | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** Whether `list` begins with every message of `prefix`, in order. */
-function startsWith(list: readonly Message[], prefix: readonly Message[]): boolean {
-  if (prefix.length > list.length) return false;
-  for (let i = 0; i < prefix.length; i++) if (!messagesMatch(list[i], prefix[i]!)) return false;
-  return true;
 }

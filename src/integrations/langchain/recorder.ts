@@ -10,6 +10,7 @@ import type { AppendResult, SessionLog } from '../../log/session-log';
 import { messagesMatch } from '../../invariant/message-equality';
 import type { Message } from '../../model/messages';
 import { LANGCHAIN_ID_KEY, fromLangChainMessages, langChainIdOf } from './adapter';
+import { overlaySlotOf } from '../../invariant/overlay';
 
 interface Recorded {
   /** Events read so far for ids. */
@@ -124,9 +125,17 @@ function lastKnown(messages: readonly unknown[], ids: ReadonlySet<string>): numb
   return -1;
 }
 
-/** How many leading state messages are the fold's (a leading system message the fold lacks is the overlay). */
+/**
+ * How many leading state messages are the fold's already. A leading system
+ * message the fold lacks is the overlay (overlaySlotOf), except while the log
+ * is empty: then nothing is in step yet, and the state's system message is
+ * recorded as the log's first event, since the graph state holds it as a
+ * message of the conversation. The check treats a system message the log
+ * also leads with like any other, content exempt, so either way it passes.
+ */
 function inStepWithFold(state: readonly Message[], fold: readonly Message[]): number {
-  let i = state[0]?.role === 'system' && fold[0]?.role !== 'system' && fold.length > 0 ? 1 : 0;
+  if (fold.length === 0) return 0;
+  let i = overlaySlotOf(state[0]?.role === 'system', fold[0]!.role === 'system');
   let j = 0;
   while (i < state.length && j < fold.length && messagesMatch(state[i]!, fold[j]!)) {
     i++;

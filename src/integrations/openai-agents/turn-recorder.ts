@@ -18,7 +18,7 @@
 import { context, createContextKey } from '@opentelemetry/api';
 import { appendOrWarn } from '../../log/append-message';
 import { SessionLog } from '../../log/session-log';
-import { messagesMatch } from '../../invariant/message-equality';
+import { messagesMatch, startsWithMessages } from '../../invariant/message-equality';
 import type { Message } from '../../model/messages';
 import { getActiveSession } from '../../invariant/session-binding';
 import { addLogGuard } from '../../request-path/log-guards';
@@ -127,12 +127,6 @@ function record(log: SessionLog, message: Message): void {
   pendingByLog.set(log, pending);
 }
 
-function startsWith(messages: readonly Message[], prefix: readonly Message[]): boolean {
-  if (prefix.length > messages.length) return false;
-  for (let i = 0; i < prefix.length; i++) if (!messagesMatch(messages[i]!, prefix[i]!)) return false;
-  return true;
-}
-
 /**
  * Lines up the runner's history `messages` with the log: it must extend the
  * run's history as last seen, or, at a run's first turn, the fold. What lies
@@ -146,7 +140,7 @@ function lineUp(log: SessionLog, messages: Message[]): boolean {
   if (history === 'diverged') return false;
   let start: number;
   let filtered = false;
-  if (history && startsWith(messages, history.messages)) {
+  if (history && startsWithMessages(messages, history.messages)) {
     start = history.messages.length;
     filtered = history.filtered;
   } else {
@@ -230,7 +224,7 @@ export function recordHandoff(
   ]);
   const log = recordingLog();
   if (!log || !lineUp(log, before)) return { before, after };
-  const same = after.length === before.length && startsWith(after, before);
+  const same = after.length === before.length && startsWithMessages(after, before);
   historyByLog.set(log, { messages: same ? before : after, filtered: !same });
   return { before, after };
 }

@@ -28,6 +28,7 @@ import { orphanedToolResult } from './pairing';
 import { mergePrefill } from './prefill';
 import { Lru } from './lru';
 import { StoredReplies } from './stored-replies';
+import { overlaySlotOf } from '../../invariant/overlay';
 
 /** The implicit log's bounds, and the clock it reads. */
 export interface ImplicitLogSettings extends StoreLimits {
@@ -393,7 +394,7 @@ function requestChains(seen: Seen): RequestChain[] {
 
 /** 1 when the request leads with a system message the conversation has no counterpart for (the overlay slot). */
 function overlayOffset(conversation: Conversation, seen: Seen): number {
-  return seen.fingerprints[0] === SYSTEM_FINGERPRINT && conversation.fingerprints[0] !== SYSTEM_FINGERPRINT ? 1 : 0;
+  return overlaySlotOf(seen.fingerprints[0] === SYSTEM_FINGERPRINT, conversation.fingerprints[0] === SYSTEM_FINGERPRINT);
 }
 
 /**
