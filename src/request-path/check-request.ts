@@ -50,7 +50,14 @@ export interface PendingReply {
    * The model's reply; `stored`, the reply's messages as items a later
    * request may refer to by id; `context`, its sibling choices and its id.
    */
-  reply(messages: readonly Message[], stored?: readonly StoredReplyMessage[], context?: ReplyContext): void;
+  reply(messages: readonly Message[], stored?: readonly StoredReplyMessage[], context?: ReplyContext): void | Promise<void>;
+  /**
+   * `reply` returns a promise, settled once the reply is recorded where it is
+   * kept (a shared store's write): the seam hands the caller the body after
+   * it, so the next request, from any process, sees the reply. Bounded; never
+   * rejects.
+   */
+  readonly settles?: boolean;
 }
 
 const isStrictViolation = (error: unknown): boolean => error instanceof SessionInvariantViolation;

@@ -60,7 +60,14 @@ function observeCall(fetch: Fetch, thisArg: unknown, args: unknown[]): unknown {
     const observe = (response: unknown): void =>
       contained(
         SEAM.name,
-        () => observeReplyAsRead(response, awaiting.format, (reply) => awaiting.pending.reply(reply.messages, reply.items, reply)),
+        () =>
+          observeReplyAsRead(
+            response,
+            awaiting.format,
+            (reply) => awaiting.pending.reply(reply.messages, reply.items, reply),
+            undefined,
+            awaiting.pending.settles === true,
+          ),
         undefined,
       );
     // Only a promise of the engine's own is followed (its `then` has no effects); any other result goes back untouched.

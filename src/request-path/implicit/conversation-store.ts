@@ -262,6 +262,11 @@ export class MemoryConversationStore implements ConversationStore {
     for (const listener of this.#listeners) listener(conversation);
   }
 
+  /** Every conversation kept, the most recently used first (a shared store writes them back in this order). */
+  newestFirst(): Conversation[] {
+    return [...this.#recent].reverse();
+  }
+
   /** Whether `conversation` is still kept (not evicted). */
   has(conversation: Conversation): boolean {
     return this.#recent.has(conversation);

@@ -123,8 +123,13 @@ export class ImplicitLogs {
   check(request: ModelRequest, reaction: CheckReaction): ImplicitOutcome {
     const read = this.read(request, reaction);
     if ('outcome' in read) return read.outcome;
-    const decision = this.decide(read, this.#store, currentRun(), reaction.captureContent);
-    return { violation: report(decision.violation, reaction, decision.number), pending: decision.pending };
+    return this.checkLocally(read, reaction, currentRun());
+  }
+
+  /** A request read by `read`, decided against this process's own conversations and reported. */
+  checkLocally(read: ReadRequest, reaction: CheckReaction, run: RunKey | undefined): ImplicitOutcome {
+    const decision = this.decide(read, this.#store, run, reaction.captureContent);
+    return { violation: reportDecision(decision, reaction), pending: decision.pending };
   }
 
   /**
@@ -684,6 +689,11 @@ const SYSTEM_SKETCH: MessageSketch = Object.freeze({ role: 'system' });
 
 function invalid(reason: string): ViolationDetails {
   return { kind: 'invalid_request', reason };
+}
+
+/** Acts on a decision as `verify` acts on a check (a violation carries its conversation's id). */
+export function reportDecision(decision: Decision, reaction: CheckReaction): ViolationDetails | undefined {
+  return report(decision.violation, reaction, decision.number);
 }
 
 /** Acts on the check; `conversation` (a number) names the conversation's id, spelt only for a violation to carry it. */
