@@ -8,7 +8,7 @@ import { currentHost, type ImplicitLogOptions } from '../host';
 import { ImplicitLogs } from './implicit-logs';
 import { RedisBuckets } from './redis-buckets';
 import { SharedLogs } from './shared-logs';
-import { storeChoice } from './store-config';
+import { storeChoice, type StoreChoice } from './store-config';
 
 /** What the request path asks of the implicit log, kept in this process's memory or in a shared store. */
 export type ImplicitLog = Pick<ImplicitLogs, 'check' | 'continueHeld' | 'size'>;
@@ -40,7 +40,7 @@ export function implicitLogs(options: ImplicitLogOptions | undefined, _instrumen
   if (!implicitLogEnabled(options)) return undefined;
   const maxConversations = positive(options?.maxConversations) ?? DEFAULT_MAX_CONVERSATIONS;
   const idleTimeoutMs = positive(options?.idleTimeoutMs) ?? DEFAULT_IDLE_TIMEOUT_MS;
-  const choice = storeChoice(options);
+  const choice = storeOf(options);
   const store = choice.kind === 'memory' ? 'memory' : `${choice.url}\u0000${choice.prefix}`;
   if (shared?.maxConversations !== maxConversations || shared.idleTimeoutMs !== idleTimeoutMs || shared.store !== store) {
     if (shared?.logs instanceof SharedLogs) shared.logs.close();
@@ -57,6 +57,15 @@ export function implicitLogs(options: ImplicitLogOptions | undefined, _instrumen
     };
   }
   return shared.logs;
+}
+
+/** The store for these options, resolved once per options object (the instrumentation's is one per enable() or setConfig()). */
+const choices = new WeakMap<ImplicitLogOptions, StoreChoice>();
+function storeOf(options: ImplicitLogOptions | undefined): StoreChoice {
+  if (options === undefined) return storeChoice(undefined);
+  let choice = choices.get(options);
+  if (choice === undefined) choices.set(options, (choice = storeChoice(options)));
+  return choice;
 }
 
 /** @internal Forget every conversation (tests). */
