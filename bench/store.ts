@@ -35,6 +35,7 @@ async function main(): Promise<void> {
     stdio: 'ignore',
   });
   const redis = new Redis(port, '127.0.0.1');
+  redis.on('error', () => {}); // refused until the server is up: waitForRedis retries
   try {
     await waitForRedis(redis);
     await run(redis, `redis://127.0.0.1:${port}`);
