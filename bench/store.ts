@@ -67,7 +67,7 @@ async function run(redis: Redis, url: string): Promise<void> {
   await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
   const baseURL = `http://127.0.0.1:${(provider.address() as AddressInfo).port}/v1`;
   const instrumentation = new SessionInvariantInstrumentation({ mode: 'warn' });
-  const { OpenAI } = (await import('openai')) as typeof import('openai');
+  const { OpenAI } = await import('openai');
   const client = new OpenAI({ apiKey: 'bench', baseURL, maxRetries: 0 });
   type Messages = Parameters<typeof client.chat.completions.create>[0]['messages'];
 

@@ -92,7 +92,7 @@ describe.skipIf(!installed)('the shared store, failing open', () => {
       history.length = 0;
       history.push(...dropped);
       await turn(history, 'kill PROMPT-TEXT five');
-      expect(violations().map((v) => v['nous.session.invariant.kind'])).toEqual(['missing_message']);
+      expect(violations().map((v) => v?.['nous.session.invariant.kind'])).toEqual(['missing_message']);
     },
   );
 

@@ -57,7 +57,15 @@ describe.skipIf(!installed)('compare-and-set', () => {
     opened.push(logs);
     return logs;
   };
-  const reaction: CheckReaction = { mode: 'warn', log: 'implicit', provider: 'test', captureContent: false, instruments, mayThrow: false };
+  const reaction: CheckReaction = {
+    mode: 'warn',
+    log: 'implicit',
+    agentName: undefined,
+    provider: 'test',
+    captureContent: false,
+    instruments,
+    mayThrow: false,
+  };
   const send = (logs: SharedLogs, messages: Message[]): PendingReply =>
     logs.check({ provider: 'test', model: 'm', messages }, reaction).pending!;
 
