@@ -6,6 +6,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VIOLATION_EVENT } from '../../src/index';
+import { decodeBucket } from '../../src/request-path/implicit/conversation-codec';
 import { RETRY_AFTER_MS } from '../../src/request-path/implicit/redis-buckets';
 import { STORE_ERROR_METRIC } from '../../src/telemetry/semconv';
 import { useInstrumentedProvider } from '../support/instrumented';
@@ -95,6 +96,18 @@ describe.skipIf(!installed)('the shared store, failing open', () => {
       expect(violations().map((v) => v?.['nous.session.invariant.kind'])).toEqual(['missing_message']);
     },
   );
+
+  it('a streamed reply is in the store when the caller has read the stream to its end', async () => {
+    await pastPause();
+    const history: Message[] = [{ role: 'user', content: 'stream PROMPT-TEXT one' }];
+    const stream = await client().chat.completions.create({ model: 'gpt-test', messages: history as never, stream: true });
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+    expect(text).not.toBe('');
+    const records = (await Promise.all((await keys()).map(async (key) => decodeBucket(await redis.client.hget(key, 'd'))))).flat();
+    const mine = records.find((r) => r.length === 2 && r.lastRequest.length === 1);
+    expect(mine?.lastRequest).toMatchObject({ length: 1, replyObserved: true });
+  });
 
   it('a stopped redis (SIGSTOP) holds no call past the command timeout, and is counted as a timeout', { timeout: 30_000 }, async () => {
     await pastPause();

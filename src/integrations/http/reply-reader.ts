@@ -55,7 +55,11 @@ export function observeReplyAsRead(
     const collector = new ReplyCollector(format, streamed);
     /** The first way the caller reads the body is the one the reply comes from, once. */
     const take = (): boolean => !taken && (taken = true);
-    const deliverOnce = (ended: boolean): void => void deliver(() => collector.reply(ended), onReply);
+    // A shared store's recording is waited for at the end of a streamed body too (pass-through-body.ts).
+    const deliverOnce = (ended: boolean): void | Promise<void> => {
+      const recorded = deliver(() => collector.reply(ended), onReply);
+      return settles && ended ? recorded : undefined;
+    };
     const body = inheritedGetter(r, 'body');
     const current = body?.call(r);
     if (body && isWebStream(current)) shadowBody(r, body, collector, take, deliverOnce);
@@ -84,7 +88,7 @@ function shadowBody(
   body: () => unknown,
   collector: ReplyCollector,
   take: () => boolean,
-  deliverOnce: (ended: boolean) => void,
+  deliverOnce: (ended: boolean) => void | Promise<void>,
 ): void {
   let shadow: ReadableStream<Uint8Array> | null | undefined;
   const source = () => body.call(r) as ReadableStream<Uint8Array>;
@@ -102,7 +106,8 @@ function shadowBody(
           if ((watching ??= take())) collector.push(bytes);
         },
         settle(how) {
-          if (watching ?? take()) deliverOnce(how === 'end');
+          if (watching ?? take()) return deliverOnce(how === 'end');
+          return undefined;
         },
       }));
     },
