@@ -5,6 +5,7 @@
 // faulty request; a correct conversation stays silent; with each process's own
 // memory instead, the faults are not seen as they are.
 
+import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,7 +43,7 @@ describe.skipIf(!installed)('two processes serving one conversation in turn', ()
   });
 
   /** Runs every conversation (one per fault, and a correct one) turn by turn, turn k on worker k mod 2. */
-  async function serve(env: Record<string, string>): Promise<Map<string, TurnResult[]>> {
+  async function serve(env: Record<string, string>): Promise<{ results: Map<string, TurnResult[]>; ioredis: boolean[] }> {
     const workers: Worker[] = [0, 1].map(() => startWorker({ FAKE_PROVIDER_URL: provider.openaiBaseURL, ...env }));
     const conversations: Array<[name: string, fault: string | undefined]> = [
       ['correct', undefined],
@@ -64,14 +65,23 @@ describe.skipIf(!installed)('two processes serving one conversation in turn', ()
           }),
         );
       }
+      const ends = await Promise.all(workers.map((w) => w.close()));
+      // With its input closed, a worker exits by itself: an open connection to the store does not hold it.
+      const exits = workers.map((w) => (w.child.exitCode !== null ? Promise.resolve() : once(w.child, 'exit').then(() => undefined)));
+      const held = await Promise.race([
+        Promise.all(exits).then(() => false),
+        new Promise<boolean>((resolve) => setTimeout(() => resolve(true), 10_000)),
+      ]);
+      expect(held, 'a worker still running 10 s after its input closed').toBe(false);
+      return { results, ioredis: ends.map((end) => end.ioredis) };
     } finally {
-      await Promise.all(workers.map((w) => w.close()));
+      for (const worker of workers) worker.child.kill();
     }
-    return results;
   }
 
   it('reports each fault with its kind on the process that sends it, and nothing else', { timeout: 120_000 }, async () => {
-    const results = await serve({ NOUS_SESSION_INVARIANT_STORE: redis.url, NOUS_SESSION_INVARIANT_STORE_PREFIX: 'rr' });
+    const { results, ioredis } = await serve({ NOUS_SESSION_INVARIANT_STORE: redis.url, NOUS_SESSION_INVARIANT_STORE_PREFIX: 'rr' });
+    expect(ioredis).toEqual([true, true]);
     for (const [name, turns] of results) {
       for (const t of turns) expect(t.error, `${t.id}`).toBeUndefined();
       const expected = FAULTS.find(([fault]) => fault === name)?.[1];
@@ -86,7 +96,9 @@ describe.skipIf(!installed)('two processes serving one conversation in turn', ()
     'without the store, each process knows only its own turns: false reports on a correct conversation, faults lost among them',
     { timeout: 120_000 },
     async () => {
-      const results = await serve({ NOUS_SESSION_INVARIANT_STORE_PREFIX: 'mem' });
+      const { results, ioredis } = await serve({ NOUS_SESSION_INVARIANT_STORE_PREFIX: 'mem' });
+      // The default store never loads the Redis client.
+      expect(ioredis).toEqual([false, false]);
       // From turn 3 on, a process continues its own record of turn 1 and takes the other process's replies for invented ones.
       expect(results.get('correct')!.map((t) => t.violations)).toEqual([
         [],

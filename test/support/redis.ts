@@ -88,8 +88,8 @@ export interface TurnResult {
 /** A chat-server worker process. */
 export interface Worker {
   send(turn: { id: string; file: string; user: string; fault?: string }): Promise<TurnResult>;
-  /** Ends its input and resolves with the one-time notices it logged. */
-  close(): Promise<string[]>;
+  /** Ends its input and resolves with the one-time notices it logged, and whether it loaded ioredis. */
+  close(): Promise<{ notices: string[]; ioredis: boolean }>;
   child: ChildProcess;
 }
 
@@ -102,10 +102,10 @@ export function startWorker(env: Record<string, string>): Worker {
   let stderr = '';
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
   const waiting = new Map<string, (result: TurnResult) => void>();
-  let closed: ((notices: string[]) => void) | undefined;
+  let closed: ((end: { notices: string[]; ioredis: boolean }) => void) | undefined;
   createInterface({ input: child.stdout! }).on('line', (line) => {
-    const parsed = JSON.parse(line) as TurnResult & { notices?: string[] };
-    if (parsed.notices !== undefined) closed?.(parsed.notices);
+    const parsed = JSON.parse(line) as TurnResult & { notices?: string[]; ioredis?: boolean };
+    if (parsed.notices !== undefined) closed?.({ notices: parsed.notices, ioredis: parsed.ioredis === true });
     else waiting.get(parsed.id)?.(parsed);
   });
   return {
@@ -120,7 +120,7 @@ export function startWorker(env: Record<string, string>): Worker {
         child.stdin!.write(`${JSON.stringify(turn)}\n`);
       }),
     close: () =>
-      new Promise<string[]>((resolve) => {
+      new Promise<{ notices: string[]; ioredis: boolean }>((resolve) => {
         closed = resolve;
         child.stdin!.end();
       }),
