@@ -94,9 +94,14 @@ describe.skipIf(!installed)('50 conversations across 4 processes at once', () =>
     const saved = results.map((_, c) => (JSON.parse(readFileSync(join(dir, `${c}.json`), 'utf8')) as unknown[]).length);
     expect(lengths.sort((a, b) => a - b)).toEqual(saved.sort((a, b) => a - b));
 
-    // Nothing in Redis holds a prompt's text: not the values, not their serialised dumps.
+    // Nothing in Redis holds a prompt's text: not the keys, the values or their serialised dumps.
+    expect((await redis.client.keys('many:nsi:reply:*')).length).toBeGreaterThan(0);
     for (const key of await redis.client.keys('*')) {
-      const values = Object.values(await redis.client.hgetall(key)).join('\n');
+      // Conversation buckets are hashes; the marks of observed replies, strings.
+      const values =
+        (await redis.client.type(key)) === 'hash'
+          ? Object.values(await redis.client.hgetall(key)).join('\n')
+          : String(await redis.client.get(key));
       const dump = (await redis.client.dumpBuffer(key))!.toString('latin1');
       for (const text of [values, dump, key]) {
         expect(text).not.toContain('PROMPT-TEXT');

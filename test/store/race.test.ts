@@ -122,4 +122,29 @@ describe.skipIf(!installed)('compare-and-set', () => {
     // A read, a write and the reply's write per request, and more: races were lost and decided again.
     expect(buckets.reduce((sum, store) => sum + store.roundTrips, 0)).toBeGreaterThan(3 * 4 * rounds);
   });
+
+  it("takes a reply another process observed for one a model sent (a sub-agent's answer handed on), and still catches an invented one", async () => {
+    const [a, b] = [process('handoff'), process('handoff')];
+    const violations = await total(VIOLATION_METRIC);
+    // Process a runs the sub-agent; process b the supervisor, which hands the sub-agent's answer on in its history.
+    await send(a, [{ role: 'user', content: 'sub-agent: look it up' }]).reply([{ role: 'assistant', content: 'the sub-agent answer' }]);
+    await send(b, [{ role: 'user', content: 'supervisor: plan' }]).reply([{ role: 'assistant', content: 'the plan' }]);
+    const handedOn: Message[] = [
+      { role: 'user', content: 'supervisor: plan' },
+      { role: 'assistant', content: 'the plan' },
+      { role: 'assistant', content: 'the sub-agent answer' },
+      { role: 'user', content: 'go on' },
+    ];
+    await send(b, handedOn).reply([{ role: 'assistant', content: 'done' }]);
+    expect(await total(VIOLATION_METRIC)).toBe(violations);
+    // An assistant message no process observed is still invented.
+    await send(b, [
+      ...handedOn,
+      { role: 'assistant', content: 'done' },
+      { role: 'assistant', content: 'an answer no model gave' },
+      { role: 'user', content: 'and?' },
+    ]).reply([{ role: 'assistant', content: 'fine' }]);
+    expect(await total(VIOLATION_METRIC)).toBe(violations + 1);
+    expect(await redis.client.keys('handoff:nsi:reply:*')).not.toHaveLength(0);
+  });
 });

@@ -351,6 +351,25 @@ export class ImplicitLogs {
     return invented;
   }
 
+  /**
+   * The fingerprints of the request's non-trailing assistant messages that are
+   * not among the replies this process observed (at most `limit`, the latest
+   * first): what a shared store is asked about, replies other processes saw.
+   */
+  unseenReplies(read: ReadRequest, limit: number): Fingerprint[] {
+    const unseen: Fingerprint[] = [];
+    const { messages, fingerprints } = read.seen;
+    for (let i = messages.length - 2; i >= 0 && unseen.length < limit; i--) {
+      if (messages[i]?.role === 'assistant' && !this.#replies.has(fingerprints[i]!)) unseen.push(fingerprints[i]!);
+    }
+    return unseen;
+  }
+
+  /** Replies another process observed (a shared store says so): they count as replies some model sent. */
+  noteReplies(fingerprints: Iterable<Fingerprint>): void {
+    for (const fingerprint of fingerprints) this.#replies.set(fingerprint, true);
+  }
+
   /** A request message's fingerprint (references are resolved before, by the stored replies). */
   #fingerprint(entry: unknown): Fingerprint {
     const slot = stableSlot(entry);

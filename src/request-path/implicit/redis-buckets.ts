@@ -22,10 +22,11 @@ export class StoreFailure extends Error {
   }
 }
 
-/** A bucket as read: its version (`0` when absent) and its encoded records. */
+/** A bucket as read: its version (`0` when absent), its encoded records, and which of the replies asked about some process observed. */
 export interface Bucket {
   version: string;
   data: string | null;
+  replies: Fingerprint[];
 }
 
 /** How long one command may take; Redis answers in about a millisecond. */
@@ -37,8 +38,10 @@ export const RETRY_AFTER_MS = 1000;
 
 /**
  * Writes the bucket when its version is still the one read, and sets its
- * expiry: the compare-and-set every write goes through. Returns the new
- * version, or nil when another process wrote first.
+ * expiry: the compare-and-set every write goes through. Then marks the
+ * replies the write recorded as observed (a key each under ARGV[4], with the
+ * same expiry), so that another process takes them for replies a model sent.
+ * Returns the new version, or nil when another process wrote first.
  */
 const CAS_SCRIPT = `
 local current = redis.call('HGET', KEYS[1], 'v')
@@ -46,10 +49,13 @@ if (current or '0') ~= ARGV[1] then return false end
 local next = tostring((tonumber(current) or 0) + 1)
 redis.call('HSET', KEYS[1], 'v', next, 'd', ARGV[2])
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
+for i = 5, #ARGV do redis.call('SET', ARGV[4] .. ARGV[i], '1', 'PX', ARGV[3]) end
 return next
 `;
 
-type CasClient = RedisClient & { nsiCas(key: string, expected: string, data: string, ttlMs: number): Promise<string | null> };
+type CasClient = RedisClient & {
+  nsiCas(key: string, expected: string, data: string, ttlMs: number, replyPrefix: string, ...replies: string[]): Promise<string | null>;
+};
 
 /** Buckets of conversation records in Redis, one key per "starts like" key, under a prefix. */
 export class RedisBuckets {
@@ -84,20 +90,37 @@ export class RedisBuckets {
     this.#pausedUntil = now + RETRY_AFTER_MS;
   }
 
-  /** Reads a bucket. */
-  async load(key: Fingerprint): Promise<Bucket> {
+  /** Reads a bucket, and which of `replies` (fingerprints) a process observed, in one round trip. */
+  async load(key: Fingerprint, replies: readonly Fingerprint[] = []): Promise<Bucket> {
     const client = await this.#ready();
     this.roundTrips++;
-    const [version, data] = await client.hmget(this.keyOf(key), 'v', 'd').catch(rethrow);
-    return { version: version ?? '0', data: data ?? null };
+    const pipeline = client.pipeline().hmget(this.keyOf(key), 'v', 'd');
+    if (replies.length > 0) pipeline.mget(...replies.map((r) => this.#replyKey(r)));
+    const results = await pipeline.exec().catch(rethrow);
+    const failed = results?.find(([error]) => error !== null)?.[0];
+    if (results === null || failed) rethrow(failed ?? new Error('the pipeline was discarded'));
+    const [version, data] = results[0]![1] as Array<string | null>;
+    const seen = replies.length > 0 ? (results[1]![1] as Array<string | null>) : [];
+    return { version: version ?? '0', data: data ?? null, replies: replies.filter((_, i) => seen[i] !== null) };
   }
 
-  /** Writes a bucket if its version is still `expected`: the new version, or undefined when another process wrote first. */
-  async write(key: Fingerprint, expected: string, data: string): Promise<string | undefined> {
+  /**
+   * Writes a bucket if its version is still `expected`, and marks `replies`
+   * (fingerprints of replies observed) for other processes: the new version,
+   * or undefined when another process wrote first.
+   */
+  async write(key: Fingerprint, expected: string, data: string, replies: readonly Fingerprint[] = []): Promise<string | undefined> {
     const client = await this.#ready();
     this.roundTrips++;
-    const version = await client.nsiCas(this.keyOf(key), expected, data, this.#ttlMs).catch(rethrow);
+    const version = await client
+      .nsiCas(this.keyOf(key), expected, data, this.#ttlMs, this.#replyKey(''), ...replies.map((r) => r.toString(36)))
+      .catch(rethrow);
     return version ?? undefined;
+  }
+
+  /** The key marking a reply (by fingerprint) as observed by some process; with '' its prefix. */
+  #replyKey(reply: Fingerprint | ''): string {
+    return `${this.#prefix}:nsi:reply:${reply === '' ? '' : reply.toString(36)}`;
   }
 
   /** Closes the connection, if one was opened (the process never waits on it). */

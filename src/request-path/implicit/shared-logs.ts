@@ -18,10 +18,11 @@ import { ATTR_STORE_REASON } from '../../telemetry/semconv';
 import type { PendingReply, ReplyContext, StoredReplyMessage } from '../check-request';
 import type { ModelRequest } from '../model-request';
 import { currentRun, type RunKey } from '../run';
+import type { Fingerprint } from '../../invariant/fingerprint';
 import type { Message } from '../../invariant/messages';
 import type { Conversation } from './conversation';
 import { decodeBucket, encodeBucket, recordMeta } from './conversation-codec';
-import { MemoryConversationStore } from './conversation-store';
+import { MemoryConversationStore, type RecordedReply } from './conversation-store';
 import { reportDecision, type Decision, type ImplicitLogs, type ImplicitOutcome, type ReadRequest } from './implicit-logs';
 import { StoreFailure, type RedisBuckets, type StoreErrorReason } from './redis-buckets';
 
@@ -32,10 +33,23 @@ const TRIES = 3;
 /** The longest the caller's read of a reply waits for the store (the round trips are bounded themselves). */
 const SETTLE_LIMIT_MS = 1000;
 
+/** Assistant messages of a request asked about at most: were they replies another process observed? */
+const MAX_ASKED_REPLIES = 32;
+
+/** A request's own in-memory store, which also keeps the fingerprints of the replies recorded in it (for other processes). */
+class RequestStore extends MemoryConversationStore {
+  readonly replies: Fingerprint[] = [];
+
+  override recordReply(conversation: Conversation, reply: RecordedReply): void {
+    this.replies.push(...reply.fingerprints);
+    super.recordReply(conversation, reply);
+  }
+}
+
 /** A request decided on the shared store and written back: what its reply's write-back needs. */
 interface Written {
   decision: Decision;
-  store: MemoryConversationStore;
+  store: RequestStore;
   /** The records changed since the last write. */
   dirty: Set<Conversation>;
   version: string;
@@ -114,8 +128,11 @@ export class SharedLogs {
 
   /** Loads the bucket, decides, writes back; on a lost race, again (the winner's change is then part of the decision). */
   async #decide(read: ReadRequest, run: string | undefined, captureContent: boolean): Promise<Written> {
+    // Assistant messages this process never saw as replies: another process may have (a sub-agent's answer handed on).
+    const asked = this.#logs.unseenReplies(read, MAX_ASKED_REPLIES);
     for (let attempt = 0; attempt < TRIES; attempt++) {
-      const bucket = await this.#buckets.load(read.key);
+      const bucket = await this.#buckets.load(read.key, asked);
+      this.#logs.noteReplies(bucket.replies);
       const store = this.#requestStore(bucket.data);
       const dirty = new Set<Conversation>();
       store.onChange((c) => dirty.add(c));
@@ -153,7 +170,8 @@ export class SharedLogs {
     for (let attempt = 0; attempt < TRIES; attempt++) {
       const changed = new Set(dirty.filter((c) => records.includes(c)));
       if (changed.size === 0) return;
-      const next = await this.#buckets.write(read.key, version, encodeBucket(records, changed, MAX_RECORDS_PER_BUCKET));
+      const data = encodeBucket(records, changed, MAX_RECORDS_PER_BUCKET);
+      const next = await this.#buckets.write(read.key, version, data, written.store.replies);
       if (next !== undefined) return;
       const bucket = await this.#buckets.load(read.key);
       version = bucket.version;
@@ -163,17 +181,14 @@ export class SharedLogs {
   }
 
   /** An in-memory store of the request's own, holding the bucket's records in their recency order. */
-  #requestStore(data: string | null): MemoryConversationStore {
+  #requestStore(data: string | null): RequestStore {
     let records: Conversation[];
     try {
       records = decodeBucket(data);
     } catch (error) {
       throw new StoreFailure('decode', error instanceof Error ? error.message : String(error));
     }
-    const store = new MemoryConversationStore(
-      { maxConversations: 2 * MAX_RECORDS_PER_BUCKET + 16, idleTimeoutMs: this.#idleTimeoutMs },
-      () => {},
-    );
+    const store = new RequestStore({ maxConversations: 2 * MAX_RECORDS_PER_BUCKET + 16, idleTimeoutMs: this.#idleTimeoutMs }, () => {});
     for (let i = records.length - 1; i >= 0; i--) store.add(records[i]!);
     return store;
   }
