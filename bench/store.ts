@@ -142,9 +142,17 @@ async function run(redis: Redis, url: string): Promise<void> {
       history.push({ role: 'assistant', content: reply.content }, { role: 'user', content: `Next ${history.length}` });
     }
     await client.chat.completions.create({ model: 'bench', messages: history });
+    const usage = async (key: string) => Number(await redis.call('MEMORY', 'USAGE', key, 'SAMPLES', '0'));
     const [key] = await redis.keys(`bench-${size}:nsi:conv:*`);
-    const bytes = key === undefined ? NaN : Number(await redis.call('MEMORY', 'USAGE', key, 'SAMPLES', '0'));
-    console.log(`Redis memory for a conversation of ${size} messages: ${bytes} bytes (${(bytes / size).toFixed(1)} bytes a message)`);
+    const bytes = key === undefined ? NaN : await usage(key);
+    // The marks of its observed replies, one key each (for other processes, docs/shared-store.md).
+    const marks = await redis.keys(`bench-${size}:nsi:reply:*`);
+    let markBytes = 0;
+    for (const mark of marks) markBytes += await usage(mark);
+    console.log(
+      `Redis memory for a conversation of ${size} messages: ${bytes} bytes (${(bytes / size).toFixed(1)} bytes a message), ` +
+        `and ${markBytes} bytes for the marks of its ${marks.length} replies (${(markBytes / Math.max(1, marks.length)).toFixed(0)} bytes each)`,
+    );
   }
   instrumentation.disable();
   provider.close();
