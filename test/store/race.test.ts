@@ -6,6 +6,7 @@
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Message } from '../../src/invariant/messages';
+import { SessionInvariantViolation } from '../../src/invariant/violation';
 import type { CheckReaction } from '../../src/invariant/verify';
 import type { PendingReply } from '../../src/request-path/check-request';
 import { decodeBucket } from '../../src/request-path/implicit/conversation-codec';
@@ -146,5 +147,22 @@ describe.skipIf(!installed)('compare-and-set', () => {
     ]).reply([{ role: 'assistant', content: 'fine' }]);
     expect(await total(VIOLATION_METRIC)).toBe(violations + 1);
     expect(await redis.client.keys('handoff:nsi:reply:*')).not.toHaveLength(0);
+  });
+
+  it('in strict mode, checks in the process memory before the request is sent, and throws there', async () => {
+    const logs = process('strict');
+    const strict: CheckReaction = { ...reaction, mode: 'strict', mayThrow: true };
+    const sendStrict = (messages: Message[]) => logs.check({ provider: 'test', model: 'm', messages }, strict).pending;
+    const opening: Message = { role: 'user', content: 'strict opening' };
+    await sendStrict([opening])!.reply([{ role: 'assistant', content: 'strict answer' }]);
+    expect(() =>
+      sendStrict([
+        opening,
+        { role: 'assistant', content: 'strict answer' },
+        { role: 'assistant', content: 'never sent' },
+        { role: 'user', content: 'next' },
+      ]),
+    ).toThrow(SessionInvariantViolation);
+    expect(await redis.client.keys('strict:*')).toEqual([]);
   });
 });

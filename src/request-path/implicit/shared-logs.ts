@@ -97,7 +97,10 @@ export class SharedLogs {
     if ('outcome' in read) return read.outcome;
     const run = currentRun();
     if (reaction.mode === 'strict') {
-      warnOnce('store:strict', 'strict mode checks each request on this process memory, before it is sent: the shared store is not used');
+      warnOnce(
+        'store:strict',
+        "strict mode checks each request in this process's memory, before it is sent: the shared conversation store is not used",
+      );
       return this.#logs.checkLocally(read, reaction, run);
     }
     if (!this.#buckets.available(Date.now())) return this.#logs.checkLocally(read, reaction, run);
@@ -175,19 +178,14 @@ export class SharedLogs {
       if (next !== undefined) return;
       const bucket = await this.#buckets.load(read.key);
       version = bucket.version;
-      records = mergeChanges(decodeBucket(bucket.data), dirty, base);
+      records = mergeChanges(decoded(bucket.data), dirty, base);
     }
     throw new StoreFailure('conflict', `lost the compare-and-set ${TRIES} times`);
   }
 
   /** An in-memory store of the request's own, holding the bucket's records in their recency order. */
   #requestStore(data: string | null): RequestStore {
-    let records: Conversation[];
-    try {
-      records = decodeBucket(data);
-    } catch (error) {
-      throw new StoreFailure('decode', error instanceof Error ? error.message : String(error));
-    }
+    const records = decoded(data);
     const store = new RequestStore({ maxConversations: 2 * MAX_RECORDS_PER_BUCKET + 16, idleTimeoutMs: this.#idleTimeoutMs }, () => {});
     for (let i = records.length - 1; i >= 0; i--) store.add(records[i]!);
     return store;
@@ -211,6 +209,15 @@ export class SharedLogs {
 
   #recovered(): void {
     this.#down = false;
+  }
+}
+
+/** A bucket's records; one that cannot be read is a `decode` failure. */
+function decoded(data: string | null): Conversation[] {
+  try {
+    return decodeBucket(data);
+  } catch (error) {
+    throw new StoreFailure('decode', error instanceof Error ? error.message : String(error));
   }
 }
 
