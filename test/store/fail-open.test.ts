@@ -97,7 +97,7 @@ describe.skipIf(!installed)('the shared store, failing open', () => {
     },
   );
 
-  it('a streamed reply is in the store when the caller has read the stream to its end', async () => {
+  it('a streamed reply is in the store when the caller has read the stream (the SDK cancels at its last event)', async () => {
     await pastPause();
     const history: Message[] = [{ role: 'user', content: 'stream PROMPT-TEXT one' }];
     const stream = await client().chat.completions.create({ model: 'gpt-test', messages: history as never, stream: true });

@@ -29,13 +29,22 @@ export interface RedisServer {
   stop(): Promise<void>;
 }
 
+/** Every server started, killed when the test process exits however it ends (no server outlives its tests). */
+const started = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const server of started) server.kill('SIGKILL');
+});
+
 export async function startRedis(): Promise<RedisServer> {
   const port = await freePort();
   let child: ChildProcess | undefined;
   const launch = async (): Promise<void> => {
-    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
       stdio: 'ignore',
     });
+    started.add(server);
+    server.once('exit', () => started.delete(server));
+    child = server;
     const probe = new Redis(port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
     probe.on('error', () => {});
     try {

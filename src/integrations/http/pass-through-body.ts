@@ -12,9 +12,9 @@ export interface BodyWatcher {
   chunk(bytes: Uint8Array): void;
   /**
    * The body ended (`end`), the caller cancelled it (`cancel`) or it failed
-   * (`error`); called once. A promise returned for `end` (a reply recorded in
-   * a shared store) is waited for before the caller sees the end; it never
-   * rejects.
+   * (`error`); called once. A promise returned for `end` or `cancel` (a
+   * reply recorded in a shared store) is waited for before the caller sees
+   * the end, or its cancel resolves; it never rejects.
    */
   settle(how: 'end' | 'cancel' | 'error'): void | Promise<void>;
 }
@@ -61,9 +61,12 @@ export function passThroughBody(
     quietly(() => watcher.chunk(result.value));
     controller.enqueue(result.value);
   };
-  const cancel = (reason: unknown): Promise<void> => {
-    settle('cancel');
-    return reader ? reader.cancel(reason) : source().cancel(reason);
+  const cancel = async (reason: unknown): Promise<void> => {
+    const recorded = settle('cancel');
+    // The source is cancelled at once; the caller's cancel resolves once a reply complete by then is recorded too.
+    const cancelled = reader ? reader.cancel(reason) : source().cancel(reason);
+    if (recorded !== undefined) await recorded;
+    return cancelled;
   };
   return bytes
     ? new ReadableStream({ type: 'bytes', pull, cancel }, { highWaterMark: 0 })

@@ -55,10 +55,11 @@ export function observeReplyAsRead(
     const collector = new ReplyCollector(format, streamed);
     /** The first way the caller reads the body is the one the reply comes from, once. */
     const take = (): boolean => !taken && (taken = true);
-    // A shared store's recording is waited for at the end of a streamed body too (pass-through-body.ts).
+    // A shared store's recording is waited for at the end of a streamed body, or its cancel at the last event (the SDKs
+    // cancel there), too (pass-through-body.ts).
     const deliverOnce = (ended: boolean): void | Promise<void> => {
       const recorded = deliver(() => collector.reply(ended), onReply);
-      return settles && ended ? recorded : undefined;
+      return settles ? recorded : undefined;
     };
     const body = inheritedGetter(r, 'body');
     const current = body?.call(r);
