@@ -106,7 +106,9 @@ export function describeViolation(details: ViolationDetails): string {
       return `invalid_request: ${details.reason}`;
     default: {
       const differs =
-        details.differs && details.differs.length > 0 ? `; at index ${details.index} the ${details.differs.join(', ')} differ` : '';
+        details.differs && details.differs.length > 0
+          ? `; the message at index ${details.index} differs in: ${details.differs.join(', ')}`
+          : '';
       return (
         `${details.kind} at index ${details.index} ` +
         `(request ${details.requestLength} messages, log ${details.logLength}; ` +

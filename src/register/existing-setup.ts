@@ -43,7 +43,7 @@ export function hasContextManager(): boolean {
 export function ensureContextManager(): void {
   if (hasContextManager()) return;
   try {
-    // Loaded only now, and any major will do: it is the app's to install (README "Dependencies").
+    // Loaded only now, and any major will do: it is the app's to install (docs/register.md "Dependencies").
     const { AsyncLocalStorageContextManager } =
       require('@opentelemetry/context-async-hooks') as typeof import('@opentelemetry/context-async-hooks');
     context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());

@@ -1,6 +1,6 @@
 // The OpenTelemetry SDK packages `register` loads to start an SDK when the
 // process has none. They are not dependencies of this package (users of the
-// other entries never install them; README "Dependencies"), so they are looked
+// other entries never install them; docs/register.md "Dependencies"), so they are looked
 // up when needed, and when one is missing or of another version `register`
 // says what to install instead of failing on a require.
 

@@ -5,7 +5,7 @@
 import type { NodeSDK } from '@opentelemetry/sdk-node';
 import { SessionInvariantInstrumentation } from '../instrumentation/session-invariant-instrumentation';
 import { describeThrown } from '../result';
-import { logWarning } from '../telemetry/logger';
+import { logWarning } from '../warnings';
 import { ensureContextManager, registeredMeterProvider, registeredTracerProvider } from './existing-setup';
 import { flushOnExit } from './exit-flush';
 import { laterSetupWarning, laterSetups } from './later-setups';
@@ -65,7 +65,7 @@ function start(env: Env): Registration {
   }
   let sdk: NodeSDK;
   try {
-    // Loaded only now: the SDK packages are the app's to install (README "Dependencies").
+    // Loaded only now: the SDK packages are the app's to install (docs/register.md "Dependencies").
     const { startMetricsSdk, startSdk } = require('./start-sdk') as typeof import('./start-sdk');
     sdk = tracerProvider ? startMetricsSdk(env, instrumentation) : startSdk(env, instrumentation);
   } catch (error) {

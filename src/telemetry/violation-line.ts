@@ -37,7 +37,7 @@ export function explainViolation(violation: ViolationDetails, log: LogKind): str
       const position =
         `at position ${violation.index} (0-based, after any leading system message ${against} lacks; ` +
         `request ${violation.requestLength} messages, ${against} ${violation.logLength})`;
-      const differs = violation.differs?.length ? `; the ${violation.differs.join(', ')} differ` : '';
+      const differs = violation.differs?.length ? `; the message there differs in: ${violation.differs.join(', ')}` : '';
       if (violation.kind === 'missing_message') {
         const seen = log === 'implicit' ? 'the model had already been sent' : 'the session log holds';
         return `missing_message: the request left out ${what(violation.missing, violation.missingCount)} ${seen}, ${position}${differs}`;

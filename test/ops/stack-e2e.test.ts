@@ -108,7 +108,7 @@ describe.skipIf(!runs)('the observability stack, natively: Collector, Jaeger v2,
     );
   });
 
-  it('Jaeger finds the traces by an event attribute, as the README tells users to search', async () => {
+  it('Jaeger finds the traces by an event attribute, as docs/operating.md tells users to search', async () => {
     const tags = encodeURIComponent(JSON.stringify({ 'nous.session.invariant.kind': 'missing_message' }));
     const found = await getJson<{ data: JaegerTrace[] }>(
       `${stack.url('jaeger', 16686)}/api/traces?service=${SERVICE}&tags=${tags}&limit=100`,

@@ -51,7 +51,7 @@ describe.skipIf(!installed)('50 conversations across 4 processes at once', () =>
     );
     const faultOf = (c: number) => (c % 5 === 0 ? FAULTS[(c / 5) % FAULTS.length] : undefined);
     const results: TurnResult[][] = Array.from({ length: CONVERSATIONS }, () => []);
-    let ends: Array<{ notices: string[]; ioredis: boolean }> = [];
+    let ends: Array<{ notices: string[]; ioredis: boolean }>;
     try {
       for (let turn = 1; turn <= TURNS; turn++) {
         await Promise.all(
@@ -102,7 +102,7 @@ describe.skipIf(!installed)('50 conversations across 4 processes at once', () =>
         (await redis.client.type(key)) === 'hash'
           ? Object.values(await redis.client.hgetall(key)).join('\n')
           : String(await redis.client.get(key));
-      const dump = (await redis.client.dumpBuffer(key))!.toString('latin1');
+      const dump = (await redis.client.dumpBuffer(key)).toString('latin1');
       for (const text of [values, dump, key]) {
         expect(text).not.toContain('PROMPT-TEXT');
         expect(text).not.toContain('conversation ');

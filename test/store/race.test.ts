@@ -5,16 +5,16 @@
 
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Message } from '../../src/invariant/messages';
+import type { Message } from '../../src/model/messages';
 import { SessionInvariantViolation } from '../../src/invariant/violation';
-import type { CheckReaction } from '../../src/invariant/verify';
-import type { PendingReply } from '../../src/request-path/check-request';
+import type { CheckReaction } from '../../src/reaction/act-on-check';
+import type { PendingReply } from '../../src/request-path/reply';
 import { decodeBucket } from '../../src/request-path/implicit/conversation-codec';
 import { ImplicitLogs } from '../../src/request-path/implicit/implicit-logs';
 import { RedisBuckets } from '../../src/request-path/implicit/redis-buckets';
 import { SharedLogs } from '../../src/request-path/implicit/shared-logs';
 import { createInstruments } from '../../src/telemetry/instruments';
-import { setLogger } from '../../src/telemetry/logger';
+import { setLogger } from '../../src/warnings';
 import { CHECKS_METRIC, STORE_ERROR_METRIC, VIOLATION_METRIC } from '../../src/telemetry/semconv';
 import { OnDemandMetricReader } from '../support/otel';
 import { redisInstalled, startRedis, type RedisServer } from '../support/redis';
@@ -67,8 +67,16 @@ describe.skipIf(!installed)('compare-and-set', () => {
     instruments,
     mayThrow: false,
   };
-  const send = (logs: SharedLogs, messages: Message[]): PendingReply =>
-    logs.check({ provider: 'test', model: 'm', messages }, reaction).pending!;
+  /** A request checked by `logs`; its `reply` resolves once the reply is recorded in the store (as the seams wait). */
+  const send = (logs: SharedLogs, messages: Message[], with_: CheckReaction = reaction) => {
+    const pending = logs.check({ provider: 'test', model: 'm', messages }, with_).pending as PendingReply;
+    return {
+      reply: (reply: Message[]): Promise<void> => {
+        pending.reply(reply);
+        return pending.settled?.() ?? Promise.resolve();
+      },
+    };
+  };
 
   it('lets one of two writes from the same version through', async () => {
     const a = new RedisBuckets(redis.url, 'cas', TTL);
@@ -152,9 +160,9 @@ describe.skipIf(!installed)('compare-and-set', () => {
   it('in strict mode, checks in the process memory before the request is sent, and throws there', async () => {
     const logs = process('strict');
     const strict: CheckReaction = { ...reaction, mode: 'strict', mayThrow: true };
-    const sendStrict = (messages: Message[]) => logs.check({ provider: 'test', model: 'm', messages }, strict).pending;
+    const sendStrict = (messages: Message[]) => send(logs, messages, strict);
     const opening: Message = { role: 'user', content: 'strict opening' };
-    await sendStrict([opening])!.reply([{ role: 'assistant', content: 'strict answer' }]);
+    await sendStrict([opening]).reply([{ role: 'assistant', content: 'strict answer' }]);
     expect(() =>
       sendStrict([
         opening,

@@ -109,10 +109,10 @@ export function startWorker(env: Record<string, string>): Worker {
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stderr = '';
-  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
   const waiting = new Map<string, (result: TurnResult) => void>();
   let closed: ((end: { notices: string[]; ioredis: boolean }) => void) | undefined;
-  createInterface({ input: child.stdout! }).on('line', (line) => {
+  createInterface({ input: child.stdout }).on('line', (line) => {
     const parsed = JSON.parse(line) as TurnResult & { notices?: string[]; ioredis?: boolean };
     if (parsed.notices !== undefined) closed?.({ notices: parsed.notices, ioredis: parsed.ioredis === true });
     else waiting.get(parsed.id)?.(parsed);
@@ -126,12 +126,12 @@ export function startWorker(env: Record<string, string>): Worker {
           clearTimeout(timer);
           resolve(result);
         });
-        child.stdin!.write(`${JSON.stringify(turn)}\n`);
+        child.stdin.write(`${JSON.stringify(turn)}\n`);
       }),
     close: () =>
       new Promise<{ notices: string[]; ioredis: boolean }>((resolve) => {
         closed = resolve;
-        child.stdin!.end();
+        child.stdin.end();
       }),
   };
 }

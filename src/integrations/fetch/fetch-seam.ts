@@ -16,7 +16,8 @@
 // from fetch and wrap it, so its requests are recorded only there (strict
 // counts as warn).
 
-import { checkModelRequest, checksRequests, type PendingReply } from '../../request-path/check-request';
+import { checkModelRequest, checksRequests } from '../../request-path/check-request';
+import type { PendingReply } from '../../request-path/reply';
 import { currentCallScope } from '../../request-path/call-scope';
 import type { ModelRequest, ReplyFormat } from '../../request-path/model-request';
 import { SessionInvariantViolation } from '../../invariant/violation';
@@ -64,9 +65,12 @@ function observeCall(fetch: Fetch, thisArg: unknown, args: unknown[]): unknown {
           observeReplyAsRead(
             response,
             awaiting.format,
-            (reply) => awaiting.pending.reply(reply.messages, reply.items, reply),
+            (reply) => {
+              awaiting.pending.reply(reply.messages, reply.items, reply);
+              return awaiting.pending.settled?.();
+            },
             undefined,
-            awaiting.pending.settles === true,
+            awaiting.pending.settled !== undefined,
           ),
         undefined,
       );

@@ -45,7 +45,7 @@ export function passThroughBody(
     try {
       result = await reader.read();
     } catch (error) {
-      settle('error');
+      void settle('error'); // a failed body: nothing to wait for
       throw error; // the caller's stream fails with the source's own error
     }
     if (settled) return; // cancelled while this read was pending
@@ -58,7 +58,7 @@ export function passThroughBody(
       return;
     }
     // Watched first: enqueueing into a byte stream transfers (detaches) the chunk's buffer.
-    quietly(() => watcher.chunk(result.value));
+    void quietly(() => watcher.chunk(result.value));
     controller.enqueue(result.value);
   };
   const cancel = async (reason: unknown): Promise<void> => {

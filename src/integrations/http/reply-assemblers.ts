@@ -1,9 +1,9 @@
 // The model's reply from a response body, per API: the JSON body, or the
 // stream of events it arrives as, assembled into the message it amounts to.
 
-import { isObject } from '../../adapters/canonical';
-import type { Message } from '../../invariant/messages';
-import type { StoredReplyMessage } from '../../request-path/check-request';
+import { isObject } from '../../reading/canonical';
+import type { Message } from '../../model/messages';
+import type { StoredReplyMessage } from '../../request-path/reply';
 import type { ReplyFormat } from '../../request-path/model-request';
 import { fromAnthropicReply } from '../anthropic/adapter';
 import { fromOpenAIChat } from '../openai/chat-adapter';

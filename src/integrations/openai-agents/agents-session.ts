@@ -13,7 +13,7 @@ import { recordTurnsInto, startRun, takePending, warnSkippedOutOfOrder } from '.
  * Append-only, like the log: `popItem` and `clearSession` are refused (use
  * `fork` or `rewind` for an earlier state). While the instrumentation is
  * enabled, its turn recorder keeps the log in step with the run turn by turn
- * (see the README).
+ * (see docs/frameworks.md).
  */
 export class AgentsLogSession {
   /** The log behind the session: the runner reads its fold and writes into it. */

@@ -36,7 +36,7 @@ export function implicitLogEnabled(options: ImplicitLogOptions | undefined): boo
 }
 
 /** The implicit log for these settings, or undefined when it is off. */
-export function implicitLogs(options: ImplicitLogOptions | undefined, _instruments: InvariantInstruments): ImplicitLog | undefined {
+export function implicitLogs(options: ImplicitLogOptions | undefined): ImplicitLog | undefined {
   if (!implicitLogEnabled(options)) return undefined;
   const maxConversations = positive(options?.maxConversations) ?? DEFAULT_MAX_CONVERSATIONS;
   const idleTimeoutMs = positive(options?.idleTimeoutMs) ?? DEFAULT_IDLE_TIMEOUT_MS;
@@ -66,12 +66,6 @@ function storeOf(options: ImplicitLogOptions | undefined): StoreChoice {
   let choice = choices.get(options);
   if (choice === undefined) choices.set(options, (choice = storeChoice(options)));
   return choice;
-}
-
-/** @internal Forget every conversation (tests). */
-export function resetImplicitLogs(): void {
-  if (shared?.logs instanceof SharedLogs) shared.logs.close();
-  shared = undefined;
 }
 
 function positive(value: unknown): number | undefined {

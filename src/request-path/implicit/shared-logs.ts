@@ -10,16 +10,16 @@
 // own memory until the store answers again.
 
 import { trace } from '@opentelemetry/api';
-import type { CheckReaction } from '../../invariant/verify';
+import type { CheckReaction } from '../../reaction/act-on-check';
 import type { InvariantInstruments } from '../../telemetry/instruments';
 import { reportInternalError } from '../../telemetry/internal-error';
-import { warnOnce } from '../../telemetry/logger';
+import { warnOnce } from '../../warnings';
 import { ATTR_STORE_REASON } from '../../telemetry/semconv';
-import type { PendingReply, ReplyContext, StoredReplyMessage } from '../check-request';
+import type { PendingReply, ReplyContext, StoredReplyMessage } from '../reply';
 import type { ModelRequest } from '../model-request';
 import { currentRun, type RunKey } from '../run';
 import type { Fingerprint } from '../../invariant/fingerprint';
-import type { Message } from '../../invariant/messages';
+import type { Message } from '../../model/messages';
 import type { Conversation } from './conversation';
 import { decodeBucket, encodeBucket, recordMeta } from './conversation-codec';
 import { MemoryConversationStore, type RecordedReply } from './conversation-store';
@@ -116,15 +116,17 @@ export class SharedLogs {
       (error: unknown) => {
         this.#failed(error);
         const pending = this.#logs.checkLocally(read, bound, run).pending;
-        return (messages: readonly Message[], stored?: readonly StoredReplyMessage[], context?: ReplyContext) =>
-          void pending?.reply(messages, stored, context);
+        return (messages: readonly Message[], stored?: readonly StoredReplyMessage[], context?: ReplyContext): void =>
+          pending?.reply(messages, stored, context);
       },
     );
+    let recorded: Promise<void> | undefined;
     return {
       pending: {
-        settles: true,
-        reply: (messages, stored, context) =>
-          bounded(decided.then((reply) => reply(messages, stored, context)).catch((error: unknown) => this.#failed(error))),
+        reply: (messages, stored, context) => {
+          recorded = bounded(decided.then((reply) => reply(messages, stored, context)).catch((error: unknown) => this.#failed(error)));
+        },
+        settled: () => recorded ?? bounded(decided),
       },
     };
   }
@@ -165,7 +167,7 @@ export class SharedLogs {
   ): Promise<void> {
     const base = new Map<Conversation, number | undefined>();
     for (const c of written.store.newestFirst()) base.set(c, recordMeta(c)?.rev);
-    await written.decision.pending.reply(messages, stored, context);
+    written.decision.pending.reply(messages, stored, context);
     if (written.dirty.size === 0) return;
     const dirty = [...written.dirty];
     let version = written.version;

@@ -3,7 +3,7 @@
 // ignored with one warning, like the package's other variables: a typo never
 // breaks the app, it only leaves checking in the process's memory.
 
-import { warnOnce } from '../../telemetry/logger';
+import { warnOnce } from '../../warnings';
 
 /** `memory`, or a `redis://` / `rediss://` URL: where implicit conversations are kept (docs/shared-store.md). */
 export const STORE_ENV_VAR = 'NOUS_SESSION_INVARIANT_STORE';
