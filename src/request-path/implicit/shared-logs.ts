@@ -87,8 +87,9 @@ export class SharedLogs {
 
   /**
    * Checks `request` on the shared store. The violation is reported when the
-   * store has answered, on the request's span; the returned pending reply
-   * settles after the decision and the reply's write-back. Strict mode, and
+   * store has answered, on the request's span; the returned pending reply's
+   * `settled()` resolves after the decision and the reply's write-back.
+   * Strict mode, and
    * a store in its pause after a failure, check on the process's memory at
    * once (strict mode must refuse before the request is sent).
    */
