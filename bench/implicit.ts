@@ -32,7 +32,13 @@ if (gc === undefined) throw new Error('run with: npm run build && node --expose-
 
 setLogger({ warn: () => {} }); // each violation logs a line; the console is not what is measured
 const noop = { add: () => {} };
-const instruments = { violations: noop, checks: noop, internalErrors: noop, evictions: noop } as unknown as InvariantInstruments;
+const instruments = {
+  violations: noop,
+  checks: noop,
+  internalErrors: noop,
+  evictions: noop,
+  storeErrors: noop,
+} as unknown as InvariantInstruments;
 // What a seam passes: warn mode, content capture off (the default), a non-recording span.
 const reaction: CheckReaction = {
   mode: 'warn',

@@ -2,9 +2,12 @@
 // Docker, on loopback, until Ctrl-C. Build the Collector and Jaeger first
 // with `npm run stack:build` (Go), and install Prometheus and Alertmanager
 // (Debian: apt-get install prometheus prometheus-alertmanager); the script
-// builds the package, whose violation viewer the stack runs.
+// builds the package, whose violation viewer the stack runs. With
+// redis-server installed (apt-get install redis-server) it starts one too, the
+// implicit log's shared store (docs/shared-store.md).
 
 import { missingPrograms, startStack } from './native';
+import { startStackRedis } from './redis';
 
 async function main(): Promise<void> {
   const missing = missingPrograms();
@@ -13,6 +16,7 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const stack = await startStack({ ports: 'published' });
+  const redis = await startStackRedis();
   console.log(
     [
       'The stack is up on loopback (Ctrl-C stops it):',
@@ -21,10 +25,16 @@ async function main(): Promise<void> {
       `  Jaeger        ${stack.url('jaeger', 16686)} (the query API; the UI is in the image)`,
       `  Prometheus    ${stack.url('prometheus', 9090)}`,
       `  Alertmanager  ${stack.url('alertmanager', 9093)}`,
+      redis === undefined
+        ? '  Redis         not installed (apt-get install redis-server): no shared conversation store'
+        : `  Redis         NOUS_SESSION_INVARIANT_STORE=${redis.url} (the shared conversation store; docs/shared-store.md)`,
       `  configs and logs in ${stack.dir}`,
     ].join('\n'),
   );
-  const stop = () => void stack.stop().then(() => process.exit(0));
+  const stop = () => {
+    redis?.stop();
+    void stack.stop().then(() => process.exit(0));
+  };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 }

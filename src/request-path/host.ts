@@ -15,8 +15,16 @@ export interface ImplicitLogOptions {
   enabled?: boolean;
   /** Conversations kept at most; the least recently used goes first (default 1,000). */
   maxConversations?: number;
-  /** A conversation unused this long is dropped (default 30 minutes). */
+  /** A conversation unused this long is dropped (default 30 minutes); in a shared store, its records' expiry. */
   idleTimeoutMs?: number;
+  /**
+   * Where conversations are kept: `memory` (the default), or a `redis://` /
+   * `rediss://` URL of a Redis or Valkey that the app's processes share
+   * (needs `ioredis`; docs/shared-store.md). Default: NOUS_SESSION_INVARIANT_STORE.
+   */
+  store?: string;
+  /** The shared store's key prefix; default NOUS_SESSION_INVARIANT_STORE_PREFIX, else the service name. */
+  storePrefix?: string;
 }
 
 /** What the instrumentation's configuration contributes to a check. */

@@ -32,4 +32,11 @@ export interface PendingReply {
    * request may refer to by id; `context`, its sibling choices and its id.
    */
   reply(messages: readonly Message[], stored?: readonly StoredReplyMessage[], context?: ReplyContext): void;
+  /**
+   * Present when the reply is recorded asynchronously (a shared store's
+   * write): resolves once the check and the last reply given are recorded,
+   * and the seam hands the caller the body only then, so the next request,
+   * from any process, sees the reply. Bounded; never rejects.
+   */
+  settled?(): Promise<void>;
 }

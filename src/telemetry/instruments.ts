@@ -2,10 +2,10 @@
 
 import { metrics, type Counter, type Meter, type MeterProvider } from '@opentelemetry/api';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../version';
-import { CHECKS_METRIC, IMPLICIT_EVICTION_METRIC, INTERNAL_ERROR_METRIC, VIOLATION_METRIC } from './semconv';
+import { CHECKS_METRIC, IMPLICIT_EVICTION_METRIC, INTERNAL_ERROR_METRIC, STORE_ERROR_METRIC, VIOLATION_METRIC } from './semconv';
 
 /**
- * The package's four counters (docs/behaviour.md §6.2), made on one meter. They
+ * The package's counters (docs/behaviour.md §6.2), made on one meter. They
  * are passed along rather than looked up, so an instrumentation given its own
  * meter provider counts on that provider.
  */
@@ -18,10 +18,12 @@ export interface InvariantInstruments {
   internalErrors: Counter;
   /** `nous.session.invariant.implicit.evictions`: +1 per implicit conversation dropped. */
   evictions: Counter;
+  /** `nous.session.invariant.store.errors`: +1 per failed round trip to the shared conversation store. */
+  storeErrors: Counter;
 }
 
 /**
- * Creates the four counters on `meter`, with the names of semconv.ts and the
+ * Creates the counters on `meter`, with the names of semconv.ts and the
  * units and descriptions of docs/behaviour.md §6.2. The instrumentation calls
  * it each time its meter changes.
  */
@@ -42,6 +44,10 @@ export function createInstruments(meter: Meter): InvariantInstruments {
     evictions: meter.createCounter(IMPLICIT_EVICTION_METRIC, {
       description: 'Implicit conversations dropped to stay within the configured bounds',
       unit: '{conversation}',
+    }),
+    storeErrors: meter.createCounter(STORE_ERROR_METRIC, {
+      description: 'Failed round trips to the shared conversation store (the check used the process memory instead)',
+      unit: '{error}',
     }),
   };
 }

@@ -10,6 +10,8 @@ export const CHECKS_METRIC = 'nous.session.invariant.checks';
 export const INTERNAL_ERROR_METRIC = 'nous.session.invariant.internal_error';
 /** Counter, +1 per implicit conversation dropped to stay within the configured bounds. */
 export const IMPLICIT_EVICTION_METRIC = 'nous.session.invariant.implicit.evictions';
+/** Counter, +1 per failed round trip to the shared conversation store (the check fell back to the process's memory). */
+export const STORE_ERROR_METRIC = 'nous.session.invariant.store.errors';
 
 /**
  * The violation kind (`extra_message`, `missing_message`, `order`,
@@ -111,6 +113,8 @@ export const ATTR_MISSING_PREVIEWS = 'nous.session.invariant.missing.previews';
 export const ATTR_WHERE = 'nous.session.invariant.where';
 /** On the eviction counter: `idle` (unused past the idle timeout) or `capacity` (the cap was reached). */
 export const ATTR_EVICTION_REASON = 'nous.session.invariant.eviction.reason';
+/** On the store error counter: `connection`, `timeout`, `script`, `decode` or `conflict` (docs/shared-store.md). */
+export const ATTR_STORE_REASON = 'nous.session.invariant.store.reason';
 
 // OpenTelemetry GenAI semantic conventions.
 /**

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { heapSnapshot, occurrencesBetween, retainedBytes } from '../support/heap';
 import type { Message } from '../../src/index';
 import { Conversation } from '../../src/request-path/implicit/conversation';
-import { ConversationStore } from '../../src/request-path/implicit/conversation-store';
+import { MemoryConversationStore } from '../../src/request-path/implicit/conversation-store';
 import { implicitHarness } from '../support/implicit-harness';
 import { inFrameworkRun } from '../../src/request-path/run';
 
@@ -341,7 +341,7 @@ describe('implicit log: bounds', () => {
   });
 
   it('compares the most recently used conversations that start alike, however many share a start and a clock tick', () => {
-    const store = new ConversationStore({ maxConversations: 1000, idleTimeoutMs: 1000 }, () => {});
+    const store = new MemoryConversationStore({ maxConversations: 1000, idleTimeoutMs: 1000 }, () => {});
     const kept = Array.from(
       { length: 500 },
       (_, i) => new Conversation(i, [1, i], [], 1, 0, { run: undefined, length: 2, prefill: false, replyObserved: true }),
@@ -359,7 +359,7 @@ describe('implicit log: bounds', () => {
       fc.property(
         fc.array(fc.tuple(fc.constantFrom('add', 'touch', 'wait'), fc.integer({ min: 1, max: 3 }), fc.nat()), { maxLength: 60 }),
         (ops) => {
-          const store = new ConversationStore({ maxConversations: 8, idleTimeoutMs: 10 }, () => {});
+          const store = new MemoryConversationStore({ maxConversations: 8, idleTimeoutMs: 10 }, () => {});
           let model: Conversation[] = []; // least recently used first
           let now = 0;
           for (const [op, key, pick] of ops) {

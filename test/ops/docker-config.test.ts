@@ -41,8 +41,8 @@ describe('docker/compose.yaml', () => {
   const compose = load('compose.yaml');
   const services = compose.services as Record<string, { image: string; volumes?: string[]; command?: string | string[] }>;
 
-  it('has the collector, the viewer, Jaeger, Prometheus, Alertmanager and Grafana, with pinned images', () => {
-    expect(Object.keys(services).sort()).toEqual(['alertmanager', 'collector', 'grafana', 'jaeger', 'prometheus', 'viewer']);
+  it('has the collector, the viewer, Jaeger, Prometheus, Alertmanager, Grafana and Redis, with pinned images', () => {
+    expect(Object.keys(services).sort()).toEqual(['alertmanager', 'collector', 'grafana', 'jaeger', 'prometheus', 'redis', 'viewer']);
     for (const [name, service] of Object.entries(services)) {
       expect(service.image, name).toMatch(/:[\w.-]+$/);
       expect(service.image, name).not.toMatch(/:latest$/);
@@ -111,17 +111,28 @@ describe('docker/prometheus and docker/alertmanager', () => {
   const promtool = requireProgram('promtool', 'promtool check and test of the rules');
   it.skipIf(!promtool)('promtool check rules, test rules and check config pass', () => {
     const run = (...args: string[]) => execFileSync('promtool', args, { cwd: docker, encoding: 'utf8' });
-    expect(run('check', 'rules', 'prometheus/alerts.yml')).toMatch(/SUCCESS: 2 rules found/);
+    expect(run('check', 'rules', 'prometheus/alerts.yml')).toMatch(/SUCCESS: 3 rules found/);
     expect(run('test', 'rules', 'prometheus/alerts.test.yml')).toMatch(/SUCCESS/);
     expect(run('check', 'config', 'prometheus/prometheus.yml')).toMatch(/is valid prometheus config file/);
   });
 
-  it('every alert groups by the log as well as kind and agent, so bound and implicit never mix', () => {
-    const rules = load('prometheus/alerts.yml').groups[0].rules as Array<{ alert: string; expr: string }>;
-    expect(rules.map((r) => r.alert)).toEqual(['NousSessionInvariantViolation', 'NousSessionInvariantViolationRatioHigh']);
-    for (const { alert, expr } of rules) {
+  const rules = load('prometheus/alerts.yml').groups[0].rules as Array<{ alert: string; expr: string; for?: string }>;
+
+  it('every violation alert groups by the log as well as kind and agent, so bound and implicit never mix', () => {
+    expect(rules.map((r) => r.alert)).toEqual([
+      'NousSessionInvariantViolation',
+      'NousSessionInvariantViolationRatioHigh',
+      'NousSessionInvariantStoreErrors',
+    ]);
+    for (const { alert, expr } of rules.filter((r) => r.alert.includes('Violation'))) {
       for (const by of expr.match(/(?:by|on) \([^)]*\)/g)!) expect(by, alert).toContain('nous_session_invariant_log');
     }
+  });
+
+  it('the shared store alert fires on errors that last, by reason', () => {
+    const store = rules.find((r) => r.alert === 'NousSessionInvariantStoreErrors')!;
+    expect(store.expr).toMatch(/sum by \(nous_session_invariant_store_reason\) \(increase\(nous_session_invariant_store_errors_total\[/);
+    expect(store.for).toBe('10m');
   });
 });
 
@@ -161,6 +172,8 @@ describe('docker/grafana', () => {
           'nous_session_invariant_kind',
           'nous_session_invariant_log',
           'nous_session_invariant_eviction_reason',
+          'nous_session_invariant_store_errors_total',
+          'nous_session_invariant_store_reason',
         ]).toContain(metric);
       }
     }
@@ -177,12 +190,16 @@ describe('docker/grafana', () => {
     }
   });
 
-  it('the dashboard has the by-log and eviction panels, with unique ids and no overlapping panels', () => {
+  it('the dashboard has the by-log, eviction and store error panels, with unique ids and no overlapping panels', () => {
     const titles = panels.map((p) => p.title);
     expect(titles).toContain('Violations by log (bound vs implicit)');
     const evictions = panels.find((p) => p.title === 'Implicit conversations evicted per second, by reason');
     expect(evictions!.targets[0]!.expr).toMatch(
       /sum by \(nous_session_invariant_eviction_reason\) \(rate\(nous_session_invariant_implicit_evictions_total\[/,
+    );
+    const store = panels.find((p) => p.title === 'Shared store errors per second, by reason');
+    expect(store!.targets[0]!.expr).toMatch(
+      /sum by \(nous_session_invariant_store_reason\) \(rate\(nous_session_invariant_store_errors_total\[/,
     );
     expect(new Set(panels.map((p) => p.id)).size).toBe(panels.length);
     const cells = new Set<string>();

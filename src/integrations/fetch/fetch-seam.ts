@@ -61,7 +61,17 @@ function observeCall(fetch: Fetch, thisArg: unknown, args: unknown[]): unknown {
     const observe = (response: unknown): void =>
       contained(
         SEAM.name,
-        () => observeReplyAsRead(response, awaiting.format, (reply) => awaiting.pending.reply(reply.messages, reply.items, reply)),
+        () =>
+          observeReplyAsRead(
+            response,
+            awaiting.format,
+            (reply) => {
+              awaiting.pending.reply(reply.messages, reply.items, reply);
+              return awaiting.pending.settled?.();
+            },
+            undefined,
+            awaiting.pending.settled !== undefined,
+          ),
         undefined,
       );
     // Only a promise of the engine's own is followed (its `then` has no effects); any other result goes back untouched.

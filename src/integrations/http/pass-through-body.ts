@@ -10,8 +10,13 @@
 export interface BodyWatcher {
   /** A chunk, before the caller gets it. */
   chunk(bytes: Uint8Array): void;
-  /** The body ended (`end`), the caller cancelled it (`cancel`) or it failed (`error`); called once. */
-  settle(how: 'end' | 'cancel' | 'error'): void;
+  /**
+   * The body ended (`end`), the caller cancelled it (`cancel`) or it failed
+   * (`error`); called once. A promise returned for `end` or `cancel` (a
+   * reply recorded in a shared store) is waited for before the caller sees
+   * the end, or its cancel resolves; it never rejects.
+   */
+  settle(how: 'end' | 'cancel' | 'error'): void | Promise<void>;
 }
 
 /**
@@ -29,10 +34,10 @@ export function passThroughBody(
 ): ReadableStream<Uint8Array> {
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   let settled = false;
-  const settle = (how: 'end' | 'cancel' | 'error'): void => {
+  const settle = (how: 'end' | 'cancel' | 'error'): void | Promise<void> => {
     if (settled) return;
     settled = true;
-    quietly(() => watcher.settle(how));
+    return quietly(() => watcher.settle(how));
   };
   const pull = async (controller: ReadableStreamDefaultController<Uint8Array> | ReadableByteStreamController): Promise<void> => {
     reader ??= source().getReader();
@@ -40,32 +45,37 @@ export function passThroughBody(
     try {
       result = await reader.read();
     } catch (error) {
-      settle('error');
+      void settle('error'); // a failed body: nothing to wait for
       throw error; // the caller's stream fails with the source's own error
     }
     if (settled) return; // cancelled while this read was pending
     if (result.done) {
-      settle('end'); // before the caller sees the end, so the reply is in before its next request
+      // Before the caller sees the end, so the reply is in before its next request.
+      const recorded = settle('end');
+      if (recorded !== undefined) await recorded;
       controller.close();
       if ('byobRequest' in controller) controller.byobRequest?.respond(0);
       return;
     }
     // Watched first: enqueueing into a byte stream transfers (detaches) the chunk's buffer.
-    quietly(() => watcher.chunk(result.value));
+    void quietly(() => watcher.chunk(result.value));
     controller.enqueue(result.value);
   };
-  const cancel = (reason: unknown): Promise<void> => {
-    settle('cancel');
-    return reader ? reader.cancel(reason) : source().cancel(reason);
+  const cancel = async (reason: unknown): Promise<void> => {
+    const recorded = settle('cancel');
+    // The source is cancelled at once; the caller's cancel resolves once a reply complete by then is recorded too.
+    const cancelled = reader ? reader.cancel(reason) : source().cancel(reason);
+    if (recorded !== undefined) await recorded;
+    return cancelled;
   };
   return bytes
     ? new ReadableStream({ type: 'bytes', pull, cancel }, { highWaterMark: 0 })
     : new ReadableStream<Uint8Array>({ pull, cancel }, { highWaterMark: 0 });
 }
 
-function quietly(fn: () => void): void {
+function quietly(fn: () => void | Promise<void>): void | Promise<void> {
   try {
-    fn();
+    return fn();
   } catch {
     // the package's own failure: the caller's stream goes on
   }

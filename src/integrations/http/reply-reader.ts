@@ -33,14 +33,17 @@ export interface ResponseLike {
  * shadowed (non-enumerable own properties): a plain object, a test's double
  * say, is left exactly as it is. A caller that reads the body some other way
  * leaves the reply unobserved. `cloneable` prepares a node-fetch response
- * for cloning (see sdk-client/node-fetch-response.ts). Returns at once;
- * never throws.
+ * for cloning (see sdk-client/node-fetch-response.ts). With `settles`
+ * (the reply is recorded in a shared store), the caller's `text()` or
+ * `json()` resolves once `onReply`'s promise has settled, so the next
+ * request sees the reply. Returns at once; never throws.
  */
 export function observeReplyAsRead(
   response: unknown,
   format: ReplyFormat,
-  onReply: (reply: Reply) => void,
+  onReply: (reply: Reply) => void | Promise<void>,
   cloneable?: (response: unknown) => unknown,
+  settles = false,
 ): void {
   try {
     if (typeof response !== 'object' || response === null) return;
@@ -52,21 +55,29 @@ export function observeReplyAsRead(
     const collector = new ReplyCollector(format, streamed);
     /** The first way the caller reads the body is the one the reply comes from, once. */
     const take = (): boolean => !taken && (taken = true);
-    const deliverOnce = (ended: boolean): void => deliver(() => collector.reply(ended), onReply);
+    // A shared store's recording is waited for at the end of a streamed body, or its cancel at the last event (the SDKs
+    // cancel there), too (pass-through-body.ts).
+    const deliverOnce = (ended: boolean): void | Promise<void> => {
+      const recorded = deliver(() => collector.reply(ended), onReply);
+      return settles ? recorded : undefined;
+    };
     const body = inheritedGetter(r, 'body');
     const current = body?.call(r);
     if (body && isWebStream(current)) shadowBody(r, body, collector, take, deliverOnce);
     else if (streamed && cloneable && current !== null && current !== undefined) {
       return observeReply(cloneable(response), format, onReply); // a node-fetch body: read from its clone
     }
-    shadowRead(r, 'text', (text) => {
-      if (!take() || typeof text !== 'string') return;
-      collector.pushText(text);
-      deliverOnce(true);
-    });
-    shadowRead(r, 'json', (value) => {
-      if (take()) deliver(() => replyFromBody(format, value), onReply);
-    });
+    shadowRead(
+      r,
+      'text',
+      (text) => {
+        if (!take() || typeof text !== 'string') return undefined;
+        collector.pushText(text);
+        return deliver(() => collector.reply(true), onReply);
+      },
+      settles,
+    );
+    shadowRead(r, 'json', (value) => (take() ? deliver(() => replyFromBody(format, value), onReply) : undefined), settles);
   } catch {
     // not a fetch Response, or one that cannot take the shadowing reads: the reply is not observed
   }
@@ -78,7 +89,7 @@ function shadowBody(
   body: () => unknown,
   collector: ReplyCollector,
   take: () => boolean,
-  deliverOnce: (ended: boolean) => void,
+  deliverOnce: (ended: boolean) => void | Promise<void>,
 ): void {
   let shadow: ReadableStream<Uint8Array> | null | undefined;
   const source = () => body.call(r) as ReadableStream<Uint8Array>;
@@ -96,7 +107,8 @@ function shadowBody(
           if ((watching ??= take())) collector.push(bytes);
         },
         settle(how) {
-          if (watching ?? take()) deliverOnce(how === 'end');
+          if (watching ?? take()) return deliverOnce(how === 'end');
+          return undefined;
         },
       }));
     },
@@ -104,7 +116,7 @@ function shadowBody(
 }
 
 /** `name` shadowed on the instance by a call of the inherited method that hands `seen` its promise's value. */
-function shadowRead(r: Record<string, unknown>, name: string, seen: (value: unknown) => void): void {
+function shadowRead(r: Record<string, unknown>, name: string, seen: (value: unknown) => unknown, settles: boolean): void {
   if (Object.prototype.hasOwnProperty.call(r, name)) return;
   const read = r[name];
   if (typeof read !== 'function') return;
@@ -114,8 +126,10 @@ function shadowRead(r: Record<string, unknown>, name: string, seen: (value: unkn
     writable: true,
     value: function (this: unknown, ...args: unknown[]): unknown {
       const result: unknown = read.apply(this, args);
-      if (this === r && result instanceof Promise) result.then(seen, () => {});
-      return result;
+      if (this !== r || !(result instanceof Promise)) return result;
+      const recorded = result.then(seen, () => {});
+      // The caller's own promise, unless the reply's recording must be settled first (bounded; never rejects).
+      return settles ? result.then((value: unknown) => recorded.then(() => value)) : result;
     },
   });
 }
@@ -149,7 +163,7 @@ function isEventStream(response: ResponseLike): boolean {
 }
 
 /** Builds the reply (a body that is not one is no reply) and hands it on; nothing thrown escapes. */
-function deliver(build: () => Reply | undefined, onReply: (reply: Reply) => void): void {
+function deliver(build: () => Reply | undefined, onReply: (reply: Reply) => void | Promise<void>): void | Promise<void> {
   let reply: Reply | undefined;
   try {
     reply = build();
@@ -158,7 +172,7 @@ function deliver(build: () => Reply | undefined, onReply: (reply: Reply) => void
   }
   if (reply === undefined || reply.messages.length === 0) return;
   try {
-    onReply(reply);
+    return onReply(reply);
   } catch (error) {
     reportInternalError('reading a reply', error);
   }
@@ -169,7 +183,7 @@ function deliver(build: () => Reply | undefined, onReply: (reply: Reply) => void
  * (a node-fetch response, whose clone is drained as it flows). Returns at
  * once; never throws; the caller's response is the one it passed.
  */
-export function observeReply(response: unknown, format: ReplyFormat, onReply: (reply: Reply) => void): void {
+export function observeReply(response: unknown, format: ReplyFormat, onReply: (reply: Reply) => void | Promise<void>): void {
   let copy: ResponseLike;
   try {
     const r = response as ResponseLike;

@@ -150,7 +150,16 @@ function readReplies(original: FetchWithTimeout): FetchWithTimeout {
     // The caller's own promise, returned as it is (no extra hop): this reaction
     // is registered first, so it runs before the caller's continuation reads the body.
     const observe = (value: unknown): void => {
-      observeReplyAsRead(value, awaiting.format, (r) => awaiting.pending.reply(r.messages, r.items, r), readableByReplyReader);
+      observeReplyAsRead(
+        value,
+        awaiting.format,
+        (r) => {
+          awaiting.pending.reply(r.messages, r.items, r);
+          return awaiting.pending.settled?.();
+        },
+        readableByReplyReader,
+        awaiting.pending.settled !== undefined,
+      );
     };
     if (response instanceof Promise) response.then(observe, () => {});
     else observe(response);

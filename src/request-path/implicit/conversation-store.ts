@@ -1,10 +1,14 @@
-// The conversations the implicit log keeps: capped in number, the least
-// recently used dropped first, idle ones dropped after a timeout, indexed by
-// their first non-system message.
+// The conversations the implicit log keeps, behind one seam: every change to a
+// conversation record goes through a `ConversationStore`, so that a store
+// shared between processes (shared-logs.ts) sees each one. The in-memory
+// store here is the default: capped in number, the least recently used
+// dropped first, idle ones dropped after a timeout, indexed by their first
+// non-system message.
 
 import type { Fingerprint } from '../../invariant/fingerprint';
 import { SYSTEM_FINGERPRINT } from '../../invariant/fingerprint';
-import { chainOf as chainOfPrefix, type Conversation } from './conversation';
+import type { MessageSketch } from '../../invariant/sketch';
+import { chainOf as chainOfPrefix, type Conversation, type LastRequest } from './conversation';
 
 /** Conversations by an integer key: one held as itself, more in a set (most keys have one). */
 class MultiIndex {
@@ -65,14 +69,63 @@ export interface StoreLimits {
   idleTimeoutMs: number;
 }
 
+/** What a reply adds to the conversation it answers (docs/behaviour.md §8.4). */
+export interface RecordedReply {
+  /** The request ended in a prefill: its last message is replaced by prefill and reply merged. */
+  dropPrefill: boolean;
+  fingerprints: readonly Fingerprint[];
+  sketches: readonly MessageSketch[];
+}
+
 /**
- * The conversations the implicit log keeps, in recency order and indexed by the
+ * The seam every change to a conversation record goes through
+ * (docs/behaviour.md §10): the implicit log finds candidates through it and
+ * never changes a `Conversation` itself. Reads are synchronous: a store
+ * shared between processes loads what a request may continue into a
+ * per-request in-memory store first, and writes back what `onChange`
+ * reported (shared-logs.ts).
+ */
+export interface ConversationStore {
+  /** How many conversations are kept. */
+  readonly size: number;
+  /** The conversations that start like a request with first non-system message `key`, most recent first, at most `limit` (idle ones evicted first). */
+  candidates(key: Fingerprint, now: number, limit: number): Conversation[];
+  /** The conversations whose messages (all but an open prefill) have this chain hash. */
+  byEnd(chain: number): Conversation | ReadonlySet<Conversation> | undefined;
+  /** The conversations whose last request, answered since, carried messages with this chain hash. */
+  byLost(chain: number): Conversation | ReadonlySet<Conversation> | undefined;
+  /** Whether any conversation could have lost a reply. */
+  readonly anyLost: boolean;
+  /** The conversations whose last message has this fingerprint. */
+  byLast(fingerprint: number): Conversation | ReadonlySet<Conversation> | undefined;
+  /** Whether `conversation` is still kept. */
+  has(conversation: Conversation): boolean;
+  /** Keeps a new conversation (a new one, or a branch of a known one) as the most recently used. */
+  branch(conversation: Conversation): void;
+  /** Appends a request's new messages to a kept conversation, which that request now last extended. */
+  extend(
+    conversation: Conversation,
+    fingerprints: ArrayLike<Fingerprint>,
+    sketches: readonly MessageSketch[],
+    lastRequest: LastRequest,
+    now: number,
+  ): void;
+  /** Appends the model's observed reply to the conversation its request extended. */
+  recordReply(conversation: Conversation, reply: RecordedReply): void;
+  /** Evicts the conversations idle past the timeout. */
+  evict(now: number): void;
+  /** Calls `listener` after each change to a conversation (kept, extended, replied to, touched). */
+  onChange(listener: (conversation: Conversation) => void): void;
+}
+
+/**
+ * The in-memory conversation store, the default: in recency order and indexed by the
  * fingerprint of their first non-system message ("starts like",
  * docs/behaviour.md §8.2). Capped at `maxConversations`, the least recently
  * used evicted first, and dropping those idle past `idleTimeoutMs`; each
  * eviction is reported through `onEvict` (docs/behaviour.md §8.6).
  */
-export class ConversationStore {
+export class MemoryConversationStore implements ConversationStore {
   /** Insertion order is recency order: a touched conversation is moved to the end. */
   readonly #recent = new Set<Conversation>();
   /** The most recently used conversation of each key; the rest of its bucket follows by `older` links. */
@@ -91,6 +144,7 @@ export class ConversationStore {
   #stamp = 0;
   readonly #limits: StoreLimits;
   readonly #onEvict: (reason: EvictionReason) => void;
+  readonly #listeners: Array<(conversation: Conversation) => void> = [];
 
   /** `onEvict` is called once per conversation dropped, with the reason. */
   constructor(limits: StoreLimits, onEvict: (reason: EvictionReason) => void) {
@@ -168,6 +222,49 @@ export class ConversationStore {
     if (conversation.indexedLost >= 0) this.#byLost.delete(conversation.indexedLost, conversation);
     if (conversation.indexedLast >= 0) this.#byLast.delete(conversation.indexedLast, conversation);
     conversation.indexedEnd = conversation.indexedLost = conversation.indexedLast = -1;
+  }
+
+  branch(conversation: Conversation): void {
+    this.add(conversation);
+    this.#changed(conversation);
+  }
+
+  extend(
+    conversation: Conversation,
+    fingerprints: ArrayLike<Fingerprint>,
+    sketches: readonly MessageSketch[],
+    lastRequest: LastRequest,
+    now: number,
+  ): void {
+    conversation.append(fingerprints, sketches);
+    conversation.lastRequest = lastRequest;
+    this.touch(conversation, now);
+    this.#changed(conversation);
+  }
+
+  recordReply(conversation: Conversation, reply: RecordedReply): void {
+    if (reply.dropPrefill) conversation.dropLast();
+    conversation.append(reply.fingerprints, reply.sketches);
+    conversation.lastRequest.replyObserved = true;
+    this.reindex(conversation);
+    this.#changed(conversation);
+  }
+
+  evict(now: number): void {
+    this.expire(now);
+  }
+
+  onChange(listener: (conversation: Conversation) => void): void {
+    this.#listeners.push(listener);
+  }
+
+  #changed(conversation: Conversation): void {
+    for (const listener of this.#listeners) listener(conversation);
+  }
+
+  /** Every conversation kept, the most recently used first (a shared store writes them back in this order). */
+  newestFirst(): Conversation[] {
+    return [...this.#recent].reverse();
   }
 
   /** Whether `conversation` is still kept (not evicted). */

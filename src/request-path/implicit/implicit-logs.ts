@@ -23,7 +23,7 @@ import type { ModelRequest } from '../model-request';
 import { currentRun, type RunKey } from '../run';
 import { implicitConversationId, nextConversationNumber } from '../../log/conversation-id';
 import { CHAIN_START, Conversation, chainStep } from './conversation';
-import { ConversationStore, eachOf, type StoreLimits } from './conversation-store';
+import { MemoryConversationStore, eachOf, type ConversationStore, type StoreLimits } from './conversation-store';
 import { orphanedToolResult } from './pairing';
 import { mergePrefill } from './prefill';
 import { Lru } from './lru';
@@ -42,7 +42,7 @@ const FINGERPRINT_OPTIONS = { ignoreToolResultName: true } as const;
 const PASS: CheckResult = Object.freeze({ ok: true });
 
 /** A request in the implicit log's terms: its messages and their fingerprints. */
-interface Seen {
+export interface Seen {
   messages: readonly Message[];
   fingerprints: Fingerprint[];
 }
@@ -51,6 +51,22 @@ interface Seen {
 interface Implied {
   fingerprints: readonly Fingerprint[];
   sketches: readonly MessageSketch[];
+}
+
+/** A request read for the implicit log: its messages and fingerprints, the orphaned tool result it holds, its "starts like" key. */
+export interface ReadRequest {
+  seen: Seen;
+  orphan: ViolationDetails | undefined;
+  /** The index of its first non-system message, and that message's fingerprint. */
+  first: number;
+  key: Fingerprint;
+}
+
+/** What the rules decided for a request, not yet reported: the violation, the conversation number it carries, where the reply goes. */
+export interface Decision {
+  violation: ViolationDetails | undefined;
+  number: number;
+  pending: PendingReply;
 }
 
 /** What a check of the implicit log found, and where the reply goes (absent when the request is not followed). */
@@ -67,7 +83,7 @@ export interface ImplicitOutcome {
  * rules of docs/behaviour.md §8.2 in order.
  */
 export class ImplicitLogs {
-  readonly #store: ConversationStore;
+  readonly #store: MemoryConversationStore;
   /**
    * Fingerprints of the replies models sent recently, in any conversation: an
    * assistant message one agent hands another (a sub-agent's answer in a
@@ -92,7 +108,7 @@ export class ImplicitLogs {
    */
   constructor(settings: ImplicitLogSettings, instruments: () => InvariantInstruments) {
     this.#now = settings.now ?? Date.now;
-    this.#store = new ConversationStore(settings, (reason) => instruments().evictions.add(1, { [ATTR_EVICTION_REASON]: reason }));
+    this.#store = new MemoryConversationStore(settings, (reason) => instruments().evictions.add(1, { [ATTR_EVICTION_REASON]: reason }));
   }
 
   /** How many conversations are kept (tests and benchmarks). */
@@ -106,14 +122,34 @@ export class ImplicitLogs {
    * model's reply goes. Throws only strict mode's violation.
    */
   check(request: ModelRequest, reaction: CheckReaction): ImplicitOutcome {
+    const read = this.read(request, reaction);
+    if ('outcome' in read) return read.outcome;
+    return this.checkLocally(read, reaction, currentRun());
+  }
+
+  /** A request read by `read`, decided against this process's own conversations and reported. */
+  checkLocally(read: ReadRequest, reaction: CheckReaction, run: RunKey | undefined): ImplicitOutcome {
+    const decision = this.decide(read, this.#store, run, reaction.captureContent);
+    return { violation: reportDecision(decision, reaction), pending: decision.pending };
+  }
+
+  /**
+   * The first half of a check: the request read and fingerprinted, with no
+   * store consulted (a shared store is loaded by the key it gives), or the
+   * outcome when there is nothing to follow (an unreadable request is
+   * reported here).
+   */
+  read(request: ModelRequest, reaction: CheckReaction): ReadRequest | { outcome: ImplicitOutcome } {
     const messages = request.messages;
-    if (!Array.isArray(messages)) return { violation: report(invalid('the request is not an array of messages'), reaction) };
+    if (!Array.isArray(messages)) return { outcome: { violation: report(invalid('the request is not an array of messages'), reaction) } };
     if (messages.length > MAX_REQUEST_MESSAGES) {
       return {
-        violation: report(
-          invalid(`the request has ${messages.length} messages, more than the ${MAX_REQUEST_MESSAGES} a check reads`),
-          reaction,
-        ),
+        outcome: {
+          violation: report(
+            invalid(`the request has ${messages.length} messages, more than the ${MAX_REQUEST_MESSAGES} a check reads`),
+            reaction,
+          ),
+        },
       };
     }
     let seen: Seen;
@@ -125,7 +161,7 @@ export class ImplicitLogs {
           'unresolved-reference',
           'a request refers to stored items (item_reference) this process never saw as replies; it is not checked',
         );
-        return {};
+        return { outcome: {} };
       }
       seen = read;
       // Inside the guard with the reading: an entry that throws when read is reported here, not half-way through the rules.
@@ -133,39 +169,53 @@ export class ImplicitLogs {
     } catch (error) {
       // The stack running out is the package's limit, not a violation: the request path counts it as an internal error.
       if (isStackExhaustion(error)) throw error;
-      return { violation: report(invalid(`the request could not be read: ${describeThrown(error)}`), reaction) };
+      return { outcome: { violation: report(invalid(`the request could not be read: ${describeThrown(error)}`), reaction) } };
     }
     const first = seen.fingerprints.findIndex((fp) => fp !== SYSTEM_FINGERPRINT);
-    if (first < 0) return {}; // only system messages: no conversation to follow
+    if (first < 0) return { outcome: {} }; // only system messages: no conversation to follow
+    return { seen, orphan, first, key: seen.fingerprints[first]! };
+  }
+
+  /**
+   * The second half of a check: the rules of docs/behaviour.md §8.2 applied
+   * against `store`, every change made through it, nothing reported (the
+   * caller reports the decision it keeps: a shared store may decide again
+   * after losing a race). `run` is the request's run as the store keeps it.
+   */
+  decide(read: ReadRequest, store: ConversationStore, run: RunKey | undefined, captureContent: boolean): Decision {
+    const { seen, orphan, first, key } = read;
     const now = this.#now();
-    const run = currentRun();
-    const key = seen.fingerprints[first]!;
-    const recent = this.#store.candidates(key, now, MAX_CANDIDATES);
+    const recent = store.candidates(key, now, MAX_CANDIDATES);
     const chains = requestChains(seen);
-    const continued = this.#continued(seen, chains);
+    const continued = this.#continued(store, seen, chains);
     if (continued !== undefined) {
       const { conversation, offset } = continued;
       const invented = this.#invented(conversation, seen, offset);
       if (invented.length > 0) {
         const keep = new Set(invented);
-        const implied = concat(conversation, seen, offset + conversation.length, (i) => !keep.has(i), reaction.captureContent);
-        const violation = report(reconstructionFailure(implied, seen, reaction.captureContent), reaction, conversation.number);
+        const implied = concat(conversation, seen, offset + conversation.length, (i) => !keep.has(i), captureContent);
+        const violation = reconstructionFailure(implied, seen, captureContent);
         // The branch is still this conversation as the app sees it: it keeps the id.
-        return { violation, pending: this.#branch(seen, first, run, now, reaction.captureContent, conversation.number) };
+        return {
+          violation,
+          number: conversation.number,
+          pending: this.#branch(store, seen, first, run, now, captureContent, conversation.number),
+        };
       }
-      const violation = report(orphan, reaction, conversation.number);
-      this.#extend(conversation, seen, offset, run, now, reaction.captureContent);
-      return { violation, pending: this.#pending(conversation, seen) };
+      this.#extend(store, conversation, seen, offset, run, now, captureContent);
+      return { violation: orphan, number: conversation.number, pending: this.#pending(store, conversation, seen) };
     }
 
-    const candidates = this.#related(seen, first, key, chains, recent, run);
+    const candidates = this.#related(store, seen, first, key, chains, recent, run);
     const prefixes = new SharedPrefixes(candidates, seen);
-    const found =
-      rejoined(candidates, prefixes, seen, reaction.captureContent) ?? lostReply(candidates, seen, run, reaction.captureContent);
+    const found = rejoined(candidates, prefixes, seen, captureContent) ?? lostReply(candidates, seen, run, captureContent);
     // A request that rejoins or loses a reply continues a known conversation and keeps its id; anything else is new.
     const number = found?.conversation.number ?? nextConversationNumber();
-    const violation = report(found?.violation ?? orphan, reaction, number);
-    return { violation, pending: this.#branch(seen, first, run, now, reaction.captureContent, number) };
+    return {
+      violation: found?.violation ?? orphan,
+      number,
+      pending: this.#branch(store, seen, first, run, now, captureContent, number),
+    };
   }
 
   /**
@@ -174,7 +224,11 @@ export class ImplicitLogs {
    * each of the request's prefixes, longest first, and confirmed on the
    * fingerprints: a few lookups however many conversations start alike.
    */
-  #continued(seen: Seen, chains: readonly RequestChain[]): { conversation: Conversation; offset: number } | undefined {
+  #continued(
+    store: ConversationStore,
+    seen: Seen,
+    chains: readonly RequestChain[],
+  ): { conversation: Conversation; offset: number } | undefined {
     let best: Conversation | undefined;
     let bestOffset = 0;
     for (const { offset, chain } of chains) {
@@ -182,7 +236,7 @@ export class ImplicitLogs {
       for (let k = max; k >= 1; k--) {
         // A conversation found under k has k messages, or k + 1 if it ends in an open prefill.
         if (best !== undefined && k + 1 < best.length) break;
-        eachOf(this.#store.byEnd(chain[k]!), (c) => {
+        eachOf(store.byEnd(chain[k]!), (c) => {
           if (c.length > max) return;
           if (best !== undefined && (c.length < best.length || (c.length === best.length && c.stamp < best.stamp))) return;
           if (overlayOffset(c, seen) !== offset || sharedPrefix(c, seen, offset) !== c.length) return;
@@ -202,6 +256,7 @@ export class ImplicitLogs {
    * conversations that start alike.
    */
   #related(
+    store: ConversationStore,
     seen: Seen,
     first: number,
     key: Fingerprint,
@@ -218,15 +273,15 @@ export class ImplicitLogs {
       }
       return extra < MAX_CANDIDATES;
     };
-    if (run !== undefined && this.#store.anyLost) {
+    if (run !== undefined && store.anyLost) {
       for (const { offset, chain } of chains) {
-        for (let k = seen.fingerprints.length - offset; k >= 1 && extra < MAX_CANDIDATES; k--) eachOf(this.#store.byLost(chain[k]!), take);
+        for (let k = seen.fingerprints.length - offset; k >= 1 && extra < MAX_CANDIDATES; k--) eachOf(store.byLost(chain[k]!), take);
       }
     }
     extra = 0;
     for (let i = seen.fingerprints.length - 1; i > first && extra < MAX_CANDIDATES; i--) {
       const fingerprint = seen.fingerprints[i]!;
-      if (fingerprint !== SYSTEM_FINGERPRINT) eachOf(this.#store.byLast(fingerprint), take);
+      if (fingerprint !== SYSTEM_FINGERPRINT) eachOf(store.byLast(fingerprint), take);
     }
     return [...found];
   }
@@ -244,7 +299,7 @@ export class ImplicitLogs {
    */
   continueHeld(request: ModelRequest): PendingReply | undefined {
     const now = this.#now();
-    this.#store.expire(now);
+    this.#store.evict(now);
     const held = request.continues === undefined ? undefined : this.#held.get(request.continues);
     const conversation = held?.conversation.deref();
     if (held === undefined || conversation === undefined || !this.#store.has(conversation)) return undefined;
@@ -262,19 +317,20 @@ export class ImplicitLogs {
     const lastRequest = { run, length: held.length + added.messages.length, prefill: endsInAssistant(added), replyObserved: false };
     let target = conversation;
     if (conversation.length === held.length) {
-      conversation.append(
+      this.#store.extend(
+        conversation,
         added.fingerprints,
         added.messages.map((m) => storedSketch(m, false)),
+        lastRequest,
+        now,
       );
-      conversation.lastRequest = lastRequest;
-      this.#store.touch(conversation, now);
     } else {
       const fingerprints = [...conversation.fingerprints.slice(0, held.length), ...added.fingerprints];
       const sketches = conversation.sketches(held.length).concat(added.messages.map((m) => storedSketch(m, false)));
       target = new Conversation(conversation.number, fingerprints, sketches, conversation.key, now, lastRequest);
-      this.#store.add(target);
+      this.#store.branch(target);
     }
-    return this.#pending(target, added);
+    return this.#pending(this.#store, target, added);
   }
 
   /**
@@ -296,6 +352,25 @@ export class ImplicitLogs {
     return invented;
   }
 
+  /**
+   * The fingerprints of the request's non-trailing assistant messages that are
+   * not among the replies this process observed (at most `limit`, the latest
+   * first): what a shared store is asked about, replies other processes saw.
+   */
+  unseenReplies(read: ReadRequest, limit: number): Fingerprint[] {
+    const unseen: Fingerprint[] = [];
+    const { messages, fingerprints } = read.seen;
+    for (let i = messages.length - 2; i >= 0 && unseen.length < limit; i--) {
+      if (messages[i]?.role === 'assistant' && !this.#replies.has(fingerprints[i]!)) unseen.push(fingerprints[i]!);
+    }
+    return unseen;
+  }
+
+  /** Replies another process observed (a shared store says so): they count as replies some model sent. */
+  noteReplies(fingerprints: Iterable<Fingerprint>): void {
+    for (const fingerprint of fingerprints) this.#replies.set(fingerprint, true);
+  }
+
   /** A request message's fingerprint (references are resolved before, by the stored replies). */
   #fingerprint(entry: unknown): Fingerprint {
     const slot = stableSlot(entry);
@@ -304,18 +379,35 @@ export class ImplicitLogs {
     return fingerprintOf(entry, FINGERPRINT_OPTIONS);
   }
 
-  #extend(conversation: Conversation, seen: Seen, offset: number, run: RunKey | undefined, now: number, captureContent: boolean): void {
+  #extend(
+    store: ConversationStore,
+    conversation: Conversation,
+    seen: Seen,
+    offset: number,
+    run: RunKey | undefined,
+    now: number,
+    captureContent: boolean,
+  ): void {
     const from = offset + conversation.length;
-    conversation.append(
+    store.extend(
+      conversation,
       seen.fingerprints.slice(from),
       seen.messages.slice(from).map((m) => storedSketch(m, captureContent)),
+      { run, length: seen.fingerprints.length - offset, prefill: endsInAssistant(seen), replyObserved: false },
+      now,
     );
-    conversation.lastRequest = { run, length: conversation.length, prefill: endsInAssistant(seen), replyObserved: false };
-    this.#store.touch(conversation, now);
   }
 
   /** The request as it was sent becomes a conversation of its own: a new conversation, or a branch of a known one. */
-  #branch(seen: Seen, first: number, run: RunKey | undefined, now: number, captureContent: boolean, number: number): PendingReply {
+  #branch(
+    store: ConversationStore,
+    seen: Seen,
+    first: number,
+    run: RunKey | undefined,
+    now: number,
+    captureContent: boolean,
+    number: number,
+  ): PendingReply {
     const conversation = new Conversation(
       number,
       seen.fingerprints,
@@ -324,8 +416,8 @@ export class ImplicitLogs {
       now,
       { run, length: seen.messages.length, prefill: endsInAssistant(seen), replyObserved: false },
     );
-    this.#store.add(conversation);
-    return this.#pending(conversation, seen);
+    store.branch(conversation);
+    return this.#pending(store, conversation, seen);
   }
 
   /**
@@ -334,7 +426,7 @@ export class ImplicitLogs {
    * 1 were sent by the model too: each becomes a sibling branch (the request,
    * then that choice), so the app may continue with any one of them.
    */
-  #pending(conversation: Conversation, seen: Seen): PendingReply {
+  #pending(store: ConversationStore, conversation: Conversation, seen: Seen): PendingReply {
     const expected = conversation.length;
     const prefill = endsInAssistant(seen) ? seen.messages[seen.messages.length - 1] : undefined;
     const joined = (messages: readonly Message[]): readonly Message[] =>
@@ -343,31 +435,29 @@ export class ImplicitLogs {
       reply: (messages, stored, context) => {
         if (conversation.length !== expected || conversation.lastRequest.replyObserved || messages.length === 0) return;
         const base = prefill === undefined ? expected : expected - 1;
-        for (const sibling of context?.siblings ?? []) if (sibling.length > 0) this.#sibling(conversation, base, joined(sibling));
-        if (prefill !== undefined) conversation.dropLast();
+        for (const sibling of context?.siblings ?? []) if (sibling.length > 0) this.#sibling(store, conversation, base, joined(sibling));
         const replied = joined(messages);
         const fingerprints = replied.map((message) => fingerprintOf(message, FINGERPRINT_OPTIONS));
-        conversation.append(
+        store.recordReply(conversation, {
+          dropPrefill: prefill !== undefined,
           fingerprints,
-          replied.map((message) => storedSketch(message, false)),
-        );
+          sketches: replied.map((message) => storedSketch(message, false)),
+        });
         for (const fingerprint of fingerprints) this.#replies.set(fingerprint, true);
         if (stored !== undefined) this.#stored.record(stored);
-        conversation.lastRequest.replyObserved = true;
-        this.#store.reindex(conversation);
         if (context?.id !== undefined) this.#held.set(context.id, { conversation: new WeakRef(conversation), length: conversation.length });
       },
     };
   }
 
   /** A branch of `conversation`: its first `base` messages, then `reply`, another choice the model sent for the same request. */
-  #sibling(conversation: Conversation, base: number, reply: readonly Message[]): void {
+  #sibling(store: ConversationStore, conversation: Conversation, base: number, reply: readonly Message[]): void {
     const added = reply.map((message) => fingerprintOf(message, FINGERPRINT_OPTIONS));
     for (const fingerprint of added) this.#replies.set(fingerprint, true);
     const fingerprints = [...conversation.fingerprints.slice(0, base), ...added];
     const sketches = conversation.sketches(base).concat(reply.map((message) => storedSketch(message, false)));
     const last = conversation.lastRequest;
-    this.#store.add(
+    store.branch(
       new Conversation(conversation.number, fingerprints, sketches, conversation.key, this.#now(), { ...last, replyObserved: true }),
     );
   }
@@ -619,6 +709,11 @@ const SYSTEM_SKETCH: MessageSketch = Object.freeze({ role: 'system' });
 
 function invalid(reason: string): ViolationDetails {
   return { kind: 'invalid_request', reason };
+}
+
+/** Acts on a decision as `verify` acts on a check (a violation carries its conversation's id). */
+export function reportDecision(decision: Decision, reaction: CheckReaction): ViolationDetails | undefined {
+  return report(decision.violation, reaction, decision.number);
 }
 
 /** Acts on the check; `conversation` (a number) names the conversation's id, spelt only for a violation to carry it. */

@@ -3,8 +3,15 @@
 // switched off.
 
 import { readEnvFlag } from '../../invariant/mode';
+import type { InvariantInstruments } from '../../telemetry/instruments';
 import { currentHost, type ImplicitLogOptions } from '../host';
 import { ImplicitLogs } from './implicit-logs';
+import { RedisBuckets } from './redis-buckets';
+import { SharedLogs } from './shared-logs';
+import { storeChoice, type StoreChoice } from './store-config';
+
+/** What the request path asks of the implicit log, kept in this process's memory or in a shared store. */
+export type ImplicitLog = Pick<ImplicitLogs, 'check' | 'continueHeld' | 'size'>;
 
 /** `NOUS_SESSION_INVARIANT_IMPLICIT=off` turns the implicit log off; bound sessions are still checked. */
 export const IMPLICIT_ENV_VAR = 'NOUS_SESSION_INVARIANT_IMPLICIT';
@@ -21,7 +28,7 @@ export const DEFAULT_MAX_CONVERSATIONS = 1_000;
  */
 export const DEFAULT_IDLE_TIMEOUT_MS = 30 * 60 * 1000;
 
-let shared: { maxConversations: number; idleTimeoutMs: number; logs: ImplicitLogs } | undefined;
+let shared: { maxConversations: number; idleTimeoutMs: number; store: string; logs: ImplicitLog } | undefined;
 
 /** Whether the implicit log is on: the config's `enabled`, else the environment, else on. */
 export function implicitLogEnabled(options: ImplicitLogOptions | undefined): boolean {
@@ -29,18 +36,36 @@ export function implicitLogEnabled(options: ImplicitLogOptions | undefined): boo
 }
 
 /** The implicit log for these settings, or undefined when it is off. */
-export function implicitLogs(options: ImplicitLogOptions | undefined): ImplicitLogs | undefined {
+export function implicitLogs(options: ImplicitLogOptions | undefined): ImplicitLog | undefined {
   if (!implicitLogEnabled(options)) return undefined;
   const maxConversations = positive(options?.maxConversations) ?? DEFAULT_MAX_CONVERSATIONS;
   const idleTimeoutMs = positive(options?.idleTimeoutMs) ?? DEFAULT_IDLE_TIMEOUT_MS;
-  if (shared?.maxConversations !== maxConversations || shared.idleTimeoutMs !== idleTimeoutMs) {
+  const choice = storeOf(options);
+  const store = choice.kind === 'memory' ? 'memory' : `${choice.url}\u0000${choice.prefix}`;
+  if (shared?.maxConversations !== maxConversations || shared.idleTimeoutMs !== idleTimeoutMs || shared.store !== store) {
+    if (shared?.logs instanceof SharedLogs) shared.logs.close();
+    const instruments = (): InvariantInstruments => currentHost().instruments;
+    const local = new ImplicitLogs({ maxConversations, idleTimeoutMs }, instruments);
     shared = {
       maxConversations,
       idleTimeoutMs,
-      logs: new ImplicitLogs({ maxConversations, idleTimeoutMs }, () => currentHost().instruments),
+      store,
+      logs:
+        choice.kind === 'memory'
+          ? local
+          : new SharedLogs(local, new RedisBuckets(choice.url, choice.prefix, idleTimeoutMs), idleTimeoutMs, instruments),
     };
   }
   return shared.logs;
+}
+
+/** The store for these options, resolved once per options object (the instrumentation's is one per enable() or setConfig()). */
+const choices = new WeakMap<ImplicitLogOptions, StoreChoice>();
+function storeOf(options: ImplicitLogOptions | undefined): StoreChoice {
+  if (options === undefined) return storeChoice(undefined);
+  let choice = choices.get(options);
+  if (choice === undefined) choices.set(options, (choice = storeChoice(options)));
+  return choice;
 }
 
 function positive(value: unknown): number | undefined {

@@ -1,0 +1,88 @@
+// Choosing the store (option, environment, default) and what a record holds.
+
+import { describe, expect, it } from 'vitest';
+import { fingerprintOf } from '../../src/invariant/fingerprint';
+import { sketch } from '../../src/invariant/sketch';
+import { Conversation } from '../../src/request-path/implicit/conversation';
+import { decodeBucket, encodeBucket } from '../../src/request-path/implicit/conversation-codec';
+import { STORE_ENV_VAR, STORE_PREFIX_ENV_VAR, storeChoice } from '../../src/request-path/implicit/store-config';
+import { captureWarnings } from '../support/warnings';
+
+const warn = captureWarnings();
+
+describe('the store choice', () => {
+  it('is memory by default, and for "memory" in any case', () => {
+    expect(storeChoice(undefined, {})).toEqual({ kind: 'memory' });
+    expect(storeChoice(undefined, { [STORE_ENV_VAR]: 'Memory' })).toEqual({ kind: 'memory' });
+    expect(warn).not.toHaveBeenCalled();
+  });
+
+  it('takes a redis:// or rediss:// URL, with the service name as the default prefix', () => {
+    const env = { [STORE_ENV_VAR]: 'rediss://cache:6380/2', OTEL_SERVICE_NAME: 'checkout' };
+    expect(storeChoice(undefined, env)).toEqual({ kind: 'redis', url: 'rediss://cache:6380/2', prefix: 'checkout' });
+    expect(storeChoice(undefined, { ...env, OTEL_SERVICE_NAME: '', OTEL_RESOURCE_ATTRIBUTES: 'a=b,service.name=cart' })).toMatchObject({
+      prefix: 'cart',
+    });
+    expect(storeChoice(undefined, { ...env, [STORE_PREFIX_ENV_VAR]: 'shop-eu' })).toMatchObject({ prefix: 'shop-eu' });
+  });
+
+  it('prefers the option to the environment', () => {
+    const env = { [STORE_ENV_VAR]: 'redis://env:6379', [STORE_PREFIX_ENV_VAR]: 'env' };
+    expect(storeChoice({ store: 'redis://option:6379', storePrefix: 'opt' }, env)).toEqual({
+      kind: 'redis',
+      url: 'redis://option:6379',
+      prefix: 'opt',
+    });
+    expect(storeChoice({ store: 'memory' }, env)).toEqual({ kind: 'memory' });
+  });
+
+  it('keeps memory for a value that names no store, with one warning that shows no password', () => {
+    expect(storeChoice(undefined, { [STORE_ENV_VAR]: 'http://user:hunter2@cache:6379' })).toEqual({ kind: 'memory' });
+    expect(storeChoice(undefined, { [STORE_ENV_VAR]: 'redis' })).toEqual({ kind: 'memory' });
+    expect(warn).toHaveBeenCalledTimes(1);
+    const line = String(warn.mock.calls[0]![0]);
+    expect(line).toContain(STORE_ENV_VAR);
+    expect(line).not.toContain('hunter2');
+  });
+
+  it('falls back to the service name for a prefix with spaces, with a warning', () => {
+    expect(storeChoice({ store: 'redis://h', storePrefix: 'a b' }, { OTEL_SERVICE_NAME: 'svc' })).toMatchObject({ prefix: 'svc' });
+    expect(warn).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('a stored record', () => {
+  it('round-trips fingerprints and sketches, and never holds a preview, a participant name or text', () => {
+    const messages = [
+      { role: 'system', content: 'SECRET system' },
+      { role: 'user', content: 'SECRET question', name: 'SECRET-alice' },
+      { role: 'assistant', content: null, toolCalls: [{ id: 'call_1', name: 'lookup', arguments: { q: 'SECRET' } }] },
+      { role: 'tool', content: 'SECRET result', toolCallId: 'call_1', name: 'lookup' },
+    ];
+    const fingerprints = messages.map((m) => fingerprintOf(m, { ignoreToolResultName: true }));
+    const conversation = new Conversation(7, fingerprints, messages.map(sketch), fingerprints[1]!, 1234, {
+      run: 'trace-1',
+      length: 4,
+      prefill: false,
+      replyObserved: true,
+    });
+    const data = encodeBucket([conversation], new Set(), 64);
+    expect(data).not.toContain('SECRET');
+    const [decoded] = decodeBucket(data);
+    expect(decoded!.fingerprints).toEqual(fingerprints);
+    expect(decoded!.number).toBe(7);
+    expect(decoded!.lastRequest).toEqual({ run: 'trace-1', length: 4, prefill: false, replyObserved: true });
+    expect(decoded!.sketches()).toEqual([
+      { role: 'system' },
+      { role: 'user', preview: null, toolCalls: 0, toolCallId: null, name: null },
+      { role: 'assistant', preview: null, toolCalls: 1, toolCallId: null, name: null },
+      { role: 'tool', preview: null, toolCalls: 0, toolCallId: 'call_1', name: 'lookup' },
+    ]);
+  });
+
+  it('reads a bucket of another format as empty, and a malformed one as an error', () => {
+    expect(decodeBucket(JSON.stringify({ v: 99, records: 'x' }))).toEqual([]);
+    expect(() => decodeBucket(JSON.stringify({ v: 1, records: [{ id: 1 }] }))).toThrow(TypeError);
+    expect(() => decodeBucket('{not json')).toThrow();
+  });
+});
