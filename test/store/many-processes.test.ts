@@ -3,13 +3,11 @@
 // no false violation, no fault missed, no record lost; and nothing in Redis
 // holds message text.
 
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { decodeBucket } from '../../src/request-path/implicit/conversation-codec';
-import { startFakeProvider, type FakeProvider } from '../support/fake-provider';
-import { redisInstalled, startRedis, startWorker, type RedisServer, type TurnResult } from '../support/redis';
+import { redisInstalled, startWorker, useChatServerSetting, type TurnResult } from '../support/redis';
 
 const installed = redisInstalled('the shared conversation store against a real redis-server');
 
@@ -27,25 +25,13 @@ const FAULTS: ReadonlyArray<[fault: string, kind: string]> = [
 ];
 
 describe.skipIf(!installed)('50 conversations across 4 processes at once', () => {
-  let redis: RedisServer;
-  let provider: FakeProvider;
-  let dir: string;
-
-  beforeAll(async () => {
-    [redis, provider] = await Promise.all([startRedis(), startFakeProvider()]);
-    dir = mkdtempSync(join(tmpdir(), 'nsi-store-many-'));
-  });
-  afterAll(async () => {
-    await redis?.stop();
-    await provider?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const setting = useChatServerSetting('nsi-store-many-');
 
   it('reports every fault and nothing else, loses no record, and stores no text', { timeout: 240_000 }, async () => {
     const workers = Array.from({ length: PROCESSES }, () =>
       startWorker({
-        FAKE_PROVIDER_URL: provider.openaiBaseURL,
-        NOUS_SESSION_INVARIANT_STORE: redis.url,
+        FAKE_PROVIDER_URL: setting.provider.openaiBaseURL,
+        NOUS_SESSION_INVARIANT_STORE: setting.redis.url,
         NOUS_SESSION_INVARIANT_STORE_PREFIX: 'many',
       }),
     );
@@ -58,7 +44,7 @@ describe.skipIf(!installed)('50 conversations across 4 processes at once', () =>
           results.map(async (turns, c) => {
             const result = await workers[(c + turn) % PROCESSES]!.send({
               id: `${c}-${turn}`,
-              file: join(dir, `${c}.json`),
+              file: join(setting.dir, `${c}.json`),
               user: `conversation ${c} PROMPT-TEXT message ${turn}`,
               fault: turn === FAULTY_TURN ? faultOf(c)?.[0] : undefined,
             });
@@ -84,25 +70,25 @@ describe.skipIf(!installed)('50 conversations across 4 processes at once', () =>
     expect(ends.flatMap((e) => e.notices)).toEqual([]);
 
     // Every conversation's record holds its whole history as saved, the last reply included.
-    const keys = await redis.client.keys('many:nsi:conv:*');
+    const keys = await setting.redis.client.keys('many:nsi:conv:*');
     expect(keys).toHaveLength(CONVERSATIONS);
     const lengths: number[] = [];
     for (const key of keys) {
-      const records = decodeBucket(await redis.client.hget(key, 'd'));
+      const records = decodeBucket(await setting.redis.client.hget(key, 'd'));
       lengths.push(Math.max(...records.map((r) => r.length)));
     }
-    const saved = results.map((_, c) => (JSON.parse(readFileSync(join(dir, `${c}.json`), 'utf8')) as unknown[]).length);
+    const saved = results.map((_, c) => (JSON.parse(readFileSync(join(setting.dir, `${c}.json`), 'utf8')) as unknown[]).length);
     expect(lengths.sort((a, b) => a - b)).toEqual(saved.sort((a, b) => a - b));
 
     // Nothing in Redis holds a prompt's text: not the keys, the values or their serialised dumps.
-    expect((await redis.client.keys('many:nsi:reply:*')).length).toBeGreaterThan(0);
-    for (const key of await redis.client.keys('*')) {
+    expect((await setting.redis.client.keys('many:nsi:reply:*')).length).toBeGreaterThan(0);
+    for (const key of await setting.redis.client.keys('*')) {
       // Conversation buckets are hashes; the marks of observed replies, strings.
       const values =
-        (await redis.client.type(key)) === 'hash'
-          ? Object.values(await redis.client.hgetall(key)).join('\n')
-          : String(await redis.client.get(key));
-      const dump = (await redis.client.dumpBuffer(key)).toString('latin1');
+        (await setting.redis.client.type(key)) === 'hash'
+          ? Object.values(await setting.redis.client.hgetall(key)).join('\n')
+          : String(await setting.redis.client.get(key));
+      const dump = (await setting.redis.client.dumpBuffer(key)).toString('latin1');
       for (const text of [values, dump, key]) {
         expect(text).not.toContain('PROMPT-TEXT');
         expect(text).not.toContain('conversation ');

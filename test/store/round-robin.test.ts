@@ -6,12 +6,9 @@
 // memory instead, the faults are not seen as they are.
 
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeProvider, type FakeProvider } from '../support/fake-provider';
-import { redisInstalled, startRedis, startWorker, type RedisServer, type TurnResult, type Worker } from '../support/redis';
+import { describe, expect, it } from 'vitest';
+import { redisInstalled, startWorker, useChatServerSetting, type TurnResult, type Worker } from '../support/redis';
 
 const installed = redisInstalled('the shared conversation store against a real redis-server');
 
@@ -28,23 +25,11 @@ const TURNS = 6;
 const FAULTY_TURN = 4;
 
 describe.skipIf(!installed)('two processes serving one conversation in turn', () => {
-  let redis: RedisServer;
-  let provider: FakeProvider;
-  let dir: string;
-
-  beforeAll(async () => {
-    [redis, provider] = await Promise.all([startRedis(), startFakeProvider()]);
-    dir = mkdtempSync(join(tmpdir(), 'nsi-store-'));
-  });
-  afterAll(async () => {
-    await redis?.stop();
-    await provider?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const setting = useChatServerSetting('nsi-store-');
 
   /** Runs every conversation (one per fault, and a correct one) turn by turn, turn k on worker k mod 2. */
   async function serve(env: Record<string, string>): Promise<{ results: Map<string, TurnResult[]>; ioredis: boolean[] }> {
-    const workers: Worker[] = [0, 1].map(() => startWorker({ FAKE_PROVIDER_URL: provider.openaiBaseURL, ...env }));
+    const workers: Worker[] = [0, 1].map(() => startWorker({ FAKE_PROVIDER_URL: setting.provider.openaiBaseURL, ...env }));
     const conversations: Array<[name: string, fault: string | undefined]> = [
       ['correct', undefined],
       ...FAULTS.map(([fault]) => [fault, fault] as [string, string]),
@@ -54,7 +39,7 @@ describe.skipIf(!installed)('two processes serving one conversation in turn', ()
       for (let turn = 1; turn <= TURNS; turn++) {
         await Promise.all(
           conversations.map(async ([name, fault]) => {
-            const file = join(dir, `${env.NOUS_SESSION_INVARIANT_STORE_PREFIX ?? 'memory'}-${name}.json`);
+            const file = join(setting.dir, `${env.NOUS_SESSION_INVARIANT_STORE_PREFIX ?? 'memory'}-${name}.json`);
             const result = await workers[turn % 2]!.send({
               id: `${name}-${turn}`,
               file,
@@ -80,7 +65,10 @@ describe.skipIf(!installed)('two processes serving one conversation in turn', ()
   }
 
   it('reports each fault with its kind on the process that sends it, and nothing else', { timeout: 120_000 }, async () => {
-    const { results, ioredis } = await serve({ NOUS_SESSION_INVARIANT_STORE: redis.url, NOUS_SESSION_INVARIANT_STORE_PREFIX: 'rr' });
+    const { results, ioredis } = await serve({
+      NOUS_SESSION_INVARIANT_STORE: setting.redis.url,
+      NOUS_SESSION_INVARIANT_STORE_PREFIX: 'rr',
+    });
     expect(ioredis).toEqual([true, true]);
     for (const [name, turns] of results) {
       for (const t of turns) expect(t.error, `${t.id}`).toBeUndefined();
@@ -89,7 +77,7 @@ describe.skipIf(!installed)('two processes serving one conversation in turn', ()
       expect(reported, name).toEqual(turns.map((_, i) => (expected !== undefined && i + 1 === FAULTY_TURN ? [expected] : [])));
     }
     // The records are in Redis, under the prefix.
-    expect((await redis.client.keys('rr:nsi:conv:*')).length).toBe(FAULTS.length + 1);
+    expect((await setting.redis.client.keys('rr:nsi:conv:*')).length).toBe(FAULTS.length + 1);
   });
 
   it(

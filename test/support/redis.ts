@@ -4,7 +4,12 @@
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Redis } from 'ioredis';
+import { afterAll, beforeAll } from 'vitest';
+import { startFakeProvider, type FakeProvider } from './fake-provider';
 import { PACKAGE_ROOT, appEnvironment } from './run-node';
 import { until } from './services';
 import { freePort, requireProgram } from './tools';
@@ -134,4 +139,26 @@ export function startWorker(env: Record<string, string>): Worker {
         child.stdin.end();
       }),
   };
+}
+
+/** What the chat-server tests share: a redis-server, the fake provider, and a folder for the servers' history files. */
+export interface ChatServerSetting {
+  readonly redis: RedisServer;
+  readonly provider: FakeProvider;
+  readonly dir: string;
+}
+
+/** Starts the setting before the enclosing describe block's tests and stops it after them. */
+export function useChatServerSetting(folderPrefix: string): ChatServerSetting {
+  const setting = {} as { redis: RedisServer; provider: FakeProvider; dir: string };
+  beforeAll(async () => {
+    [setting.redis, setting.provider] = await Promise.all([startRedis(), startFakeProvider()]);
+    setting.dir = mkdtempSync(join(tmpdir(), folderPrefix));
+  });
+  afterAll(async () => {
+    await setting.redis?.stop();
+    await setting.provider?.close();
+    if (setting.dir) rmSync(setting.dir, { recursive: true, force: true });
+  });
+  return setting;
 }

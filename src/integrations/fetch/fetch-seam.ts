@@ -27,7 +27,7 @@ import { ANTHROPIC_MODULE } from '../anthropic/integration';
 import { openAIBodyRequest } from '../openai/model-request';
 import { OPENAI_MODULE } from '../openai/integration';
 import { isHookedClient } from '../sdk-client/client-hook';
-import { observeReplyAsRead } from '../http/reply-reader';
+import { observeReplyFor } from '../http/reply-reader';
 import { registerFetchObserver } from './fetch-registry';
 import { InitReader, urlMember } from './read-once';
 
@@ -59,21 +59,7 @@ function observeCall(fetch: Fetch, thisArg: unknown, args: unknown[]): unknown {
   const result: unknown = Reflect.apply(fetch, thisArg, passed === init ? args : [input, passed, ...args.slice(2)]);
   if (awaiting) {
     const observe = (response: unknown): void =>
-      contained(
-        SEAM.name,
-        () =>
-          observeReplyAsRead(
-            response,
-            awaiting.format,
-            (reply) => {
-              awaiting.pending.reply(reply.messages, reply.items, reply);
-              return awaiting.pending.settled?.();
-            },
-            undefined,
-            awaiting.pending.settled !== undefined,
-          ),
-        undefined,
-      );
+      contained(SEAM.name, () => observeReplyFor(response, awaiting.format, awaiting.pending), undefined);
     // Only a promise of the engine's own is followed (its `then` has no effects); any other result goes back untouched.
     // Registered before the caller gets the promise, so it runs before the caller reads the body.
     if (result instanceof Promise) result.then(observe, () => {});

@@ -9,6 +9,7 @@
 // stream) is still read from a clone, see sdk-client/node-fetch-response.ts.
 
 import type { ReplyFormat } from '../../request-path/model-request';
+import type { PendingReply } from '../../request-path/reply';
 import { reportInternalError } from '../../telemetry/internal-error';
 import { passThroughBody } from './pass-through-body';
 import { replyFromBody, type Reply } from './reply-assemblers';
@@ -22,6 +23,29 @@ export interface ResponseLike {
   headers: { get(name: string): string | null };
   clone(): ResponseLike;
   body: ReadableStream<Uint8Array> | null;
+}
+
+/**
+ * Hands the reply the caller reads from `response` to the request's pending
+ * check (observeReplyAsRead), the one way both transport seams do it: the
+ * caller's read waits for the check's asynchronous record when it has one.
+ */
+export function observeReplyFor(
+  response: unknown,
+  format: ReplyFormat,
+  pending: PendingReply,
+  cloneable?: (response: unknown) => unknown,
+): void {
+  observeReplyAsRead(
+    response,
+    format,
+    (reply) => {
+      pending.reply(reply.messages, reply.items, reply);
+      return pending.settled?.();
+    },
+    cloneable,
+    pending.settled !== undefined,
+  );
 }
 
 /**

@@ -17,7 +17,7 @@ import { rewrap, unwrapIfWrapped, type Patcher } from '../integration';
 import { checkModelRequest, checksRequests } from '../../request-path/check-request';
 import type { PendingReply } from '../../request-path/reply';
 import type { ModelRequest, ReplyFormat } from '../../request-path/model-request';
-import { observeReplyAsRead } from '../http/reply-reader';
+import { observeReplyFor } from '../http/reply-reader';
 import { reportInternalError } from '../../telemetry/internal-error';
 import { warnOnce } from '../../warnings';
 import { readableByReplyReader } from './node-fetch-response';
@@ -150,16 +150,7 @@ function readReplies(original: FetchWithTimeout): FetchWithTimeout {
     // The caller's own promise, returned as it is (no extra hop): this reaction
     // is registered first, so it runs before the caller's continuation reads the body.
     const observe = (value: unknown): void => {
-      observeReplyAsRead(
-        value,
-        awaiting.format,
-        (r) => {
-          awaiting.pending.reply(r.messages, r.items, r);
-          return awaiting.pending.settled?.();
-        },
-        readableByReplyReader,
-        awaiting.pending.settled !== undefined,
-      );
+      observeReplyFor(value, awaiting.format, awaiting.pending, readableByReplyReader);
     };
     if (response instanceof Promise) response.then(observe, () => {});
     else observe(response);
