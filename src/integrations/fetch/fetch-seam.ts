@@ -1,5 +1,6 @@
 // The fetch seam: `globalThis.fetch`, observed for POSTs to the model APIs
-// the adapters know (Chat Completions, Responses, Anthropic Messages), which
+// the adapters know (Chat Completions, Responses, Anthropic Messages, and
+// each wire format of the provider list, ../wire-formats.ts), which
 // is how the AI SDK's providers (every version) and any other client without
 // a hook of its own reach the model. It sees the body the provider was sent,
 // after every middleware. The request and the response are never altered:
@@ -26,6 +27,7 @@ import { ANTHROPIC_MODULE } from '../anthropic/integration';
 import { openAIBodyRequest } from '../openai/model-request';
 import { OPENAI_MODULE } from '../openai/integration';
 import { isHookedClient } from '../sdk-client/client-hook';
+import { WIRE_FORMATS, wireFormatOfPath, type WireFormat } from '../wire-formats';
 import { observeReplyAsRead } from '../http/reply-reader';
 import { registerFetchObserver } from './fetch-registry';
 import { InitReader, urlMember } from './read-once';
@@ -75,7 +77,9 @@ function inspect(input: unknown, init: InitReader): { pending: PendingReply; for
   if (!mayBeModelURL(input)) return undefined;
   if (clientHookOwns(input, init)) return undefined; // decided without parsing the URL
   const url = urlOf(input);
-  if (url === undefined || !MODEL_PATH.test(url.pathname)) return undefined;
+  if (url === undefined) return undefined;
+  const listed = wireFormatOfPath(url.pathname);
+  if (listed === undefined && !MODEL_PATH.test(url.pathname)) return undefined;
   const method = init.get('method');
   if (String(method ?? 'GET').toUpperCase() !== 'POST') return undefined;
   const body = init.get('body');
@@ -85,7 +89,7 @@ function inspect(input: unknown, init: InitReader): { pending: PendingReply; for
   const scope = currentCallScope();
   if (scope?.claimed) return undefined;
   if (!checksRequests()) return undefined; // switched off: the body is not even parsed
-  const request = modelRequest(url.pathname, body);
+  const request = modelRequest(url.pathname, body, listed);
   if (request === undefined) return undefined;
   if (scope) scope.seenBelow = true;
   const pending = checkModelRequest(request, {}, version === null ? SEAM : RECORDING_SEAM);
@@ -97,7 +101,7 @@ const MODEL_WORD = /completions|responses|messages|[\t\n\r]/;
 
 /** False for a string URL that cannot have a model path, so most fetches skip parsing it. */
 function mayBeModelURL(input: unknown): boolean {
-  return typeof input !== 'string' || MODEL_WORD.test(input);
+  return typeof input !== 'string' || MODEL_WORD.test(input) || WIRE_FORMATS.some((format) => format.mayBeModelURL(input));
 }
 
 function urlOf(input: unknown): URL | undefined {
@@ -196,7 +200,8 @@ function isAnthropicPath(path: string): boolean {
   return path.endsWith('/messages');
 }
 
-function modelRequest(path: string, text: string): ModelRequest | undefined {
+/** The request a body is; `listed`: the wire format from the provider list whose path it is, if any. */
+function modelRequest(path: string, text: string, listed: WireFormat | undefined): ModelRequest | undefined {
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -205,5 +210,6 @@ function modelRequest(path: string, text: string): ModelRequest | undefined {
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
   const record = body as Record<string, unknown>;
+  if (listed) return listed.request(path, record);
   return isAnthropicPath(path) ? anthropicBodyRequest(path, record) : openAIBodyRequest(path, record);
 }

@@ -8,6 +8,7 @@ import type { ReplyFormat } from '../../request-path/model-request';
 import { fromAnthropicReply } from '../anthropic/adapter';
 import { fromOpenAIChat } from '../openai/chat-adapter';
 import { fromOpenAIResponsesOutput } from '../openai/responses-adapter';
+import { wireFormatNamed } from '../wire-formats';
 
 /**
  * The model's reply, and its messages as the items the provider stored (a
@@ -32,6 +33,8 @@ export interface ReplyAssembler {
 
 /** The reply in a JSON response body. */
 export function replyFromBody(format: ReplyFormat, body: unknown): Reply | undefined {
+  const listed = wireFormatNamed(format);
+  if (listed) return listed.replyFromBody(body);
   if (!isObject(body)) return undefined;
   switch (format) {
     case 'openai.chat':
@@ -40,6 +43,8 @@ export function replyFromBody(format: ReplyFormat, body: unknown): Reply | undef
       return Array.isArray(body.output) ? withId(responsesReply(body.output), body.id) : undefined;
     case 'anthropic.messages':
       return Array.isArray(body.content) ? withId({ messages: fromAnthropicReply(body.content) }, body.id) : undefined;
+    default:
+      return undefined;
   }
 }
 
@@ -118,6 +123,8 @@ export function replyAssembler(format: ReplyFormat): ReplyAssembler {
       return responsesAssembler();
     case 'anthropic.messages':
       return anthropicAssembler();
+    default:
+      return wireFormatNamed(format)?.assembler() ?? { event: () => {}, reply: () => undefined };
   }
 }
 
