@@ -7,7 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { SessionLog, check, messagesMatch, type Message } from '../../src/index';
 import { fromGemini, toGemini } from '../../src/adapters';
 import { geminiBodyRequest, geminiWireFormat } from '../../src/integrations/gemini/wire-format';
-import { wireFormatOfPath } from '../../src/integrations/wire-formats';
+import { WIRE_FORMATS, wireFormatOfPath } from '../../src/integrations/wire-formats';
+import { ANTHROPIC_MODULE } from '../../src/integrations/anthropic/integration';
+import { OPENAI_MODULE } from '../../src/integrations/openai/integration';
 import { providerTranscriptArb, withoutUserNames } from '../support/arbitraries';
 
 const RUNS = { numRuns: 1000 };
@@ -238,9 +240,21 @@ describe('gemini wire format', () => {
     '/v1beta/models/gemini-2.5-flash:embedContent',
     '/v1beta/models/gemini-2.5-flash',
     '/v1beta/cachedContents',
-    '/v1/chat/completions',
   ])('%s is not', (path) => {
     expect(wireFormatOfPath(path)).toBeUndefined();
+  });
+
+  it('is one entry of the provider list, beside the formats the client hook shares', () => {
+    expect(WIRE_FORMATS.map((format) => [format.name, format.clientModule])).toEqual([
+      ['openai.chat', OPENAI_MODULE],
+      ['openai.responses', OPENAI_MODULE],
+      ['anthropic.messages', ANTHROPIC_MODULE],
+      ['gemini.generateContent', undefined],
+    ]);
+    expect(wireFormatOfPath('/v1/chat/completions')?.name).toBe('openai.chat');
+    expect(wireFormatOfPath('/openai/deployments/d/responses')?.name).toBe('openai.responses');
+    expect(wireFormatOfPath('/v1/messages')?.name).toBe('anthropic.messages');
+    expect(wireFormatOfPath('/v1/messages/count_tokens')).toBeUndefined();
   });
 
   it('a request with cachedContent continues a prefix the provider holds: stateful', () => {

@@ -1,14 +1,14 @@
 // The model's reply from a response body, per API: the JSON body, or the
 // stream of events it arrives as, assembled into the message it amounts to.
+// Each provider's wire format (../wire-formats.ts) names its two readers;
+// `replyFromBody` and `replyAssembler` there pick them by reply format.
 
 import { isObject } from '../../adapters/canonical';
 import type { Message } from '../../invariant/messages';
 import type { StoredReplyMessage } from '../../request-path/check-request';
-import type { ReplyFormat } from '../../request-path/model-request';
 import { fromAnthropicReply } from '../anthropic/adapter';
 import { fromOpenAIChat } from '../openai/chat-adapter';
 import { fromOpenAIResponsesOutput } from '../openai/responses-adapter';
-import { wireFormatNamed } from '../wire-formats';
 
 /**
  * The model's reply, and its messages as the items the provider stored (a
@@ -31,21 +31,19 @@ export interface ReplyAssembler {
   reply(): Reply | undefined;
 }
 
-/** The reply in a JSON response body. */
-export function replyFromBody(format: ReplyFormat, body: unknown): Reply | undefined {
-  const listed = wireFormatNamed(format);
-  if (listed) return listed.replyFromBody(body);
-  if (!isObject(body)) return undefined;
-  switch (format) {
-    case 'openai.chat':
-      return Array.isArray(body.choices) ? chatReply(body.choices as unknown[]) : undefined;
-    case 'openai.responses':
-      return Array.isArray(body.output) ? withId(responsesReply(body.output), body.id) : undefined;
-    case 'anthropic.messages':
-      return Array.isArray(body.content) ? withId({ messages: fromAnthropicReply(body.content) }, body.id) : undefined;
-    default:
-      return undefined;
-  }
+/** A Chat Completions reply in a JSON response body. */
+export function chatReplyFromBody(body: unknown): Reply | undefined {
+  return isObject(body) && Array.isArray(body.choices) ? chatReply(body.choices as unknown[]) : undefined;
+}
+
+/** A Responses reply in a JSON response body. */
+export function responsesReplyFromBody(body: unknown): Reply | undefined {
+  return isObject(body) && Array.isArray(body.output) ? withId(responsesReply(body.output), body.id) : undefined;
+}
+
+/** An Anthropic Messages reply in a JSON response body. */
+export function anthropicReplyFromBody(body: unknown): Reply | undefined {
+  return isObject(body) && Array.isArray(body.content) ? withId({ messages: fromAnthropicReply(body.content) }, body.id) : undefined;
 }
 
 /** Most choices read from one Chat Completions reply (`n` is at most 128). */
@@ -110,24 +108,6 @@ function responsesReply(output: unknown[]): Reply {
   return { messages, items: items.filter(({ pieces }) => pieces.every((piece) => piece.id !== '')) };
 }
 
-/**
- * A fresh assembler for one streamed reply in `format`: it collects the
- * server-sent events and, once the stream has ended, builds the reply they
- * amount to (docs/behaviour.md §8.4).
- */
-export function replyAssembler(format: ReplyFormat): ReplyAssembler {
-  switch (format) {
-    case 'openai.chat':
-      return chatAssembler();
-    case 'openai.responses':
-      return responsesAssembler();
-    case 'anthropic.messages':
-      return anthropicAssembler();
-    default:
-      return wireFormatNamed(format)?.assembler() ?? { event: () => {}, reply: () => undefined };
-  }
-}
-
 /** One choice of a streamed Chat Completions reply, as its deltas arrive. */
 interface ChoiceState {
   text: string;
@@ -141,7 +121,7 @@ interface ChoiceState {
  * several), text concatenated, tool calls by index. The reply is choice 0's,
  * once it finished; the other finished choices are its siblings.
  */
-function chatAssembler(): ReplyAssembler {
+export function chatAssembler(): ReplyAssembler {
   const choices = new Map<number, ChoiceState>();
   return {
     event(data) {
@@ -191,7 +171,7 @@ function choiceMessage(state: ChoiceState): Record<string, unknown> {
 }
 
 /** Responses events: the final response's output items. */
-function responsesAssembler(): ReplyAssembler {
+export function responsesAssembler(): ReplyAssembler {
   let output: unknown[] | undefined;
   let id: unknown;
   return {
@@ -205,7 +185,7 @@ function responsesAssembler(): ReplyAssembler {
 }
 
 /** Messages events: content blocks opened, extended by deltas and closed. */
-function anthropicAssembler(): ReplyAssembler {
+export function anthropicAssembler(): ReplyAssembler {
   const blocks: Array<Record<string, unknown> & { json?: string }> = [];
   let stopped = false;
   let id: unknown;
