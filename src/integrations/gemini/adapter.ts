@@ -69,10 +69,10 @@ export interface GeminiRequest {
  * input.
  */
 export function fromGemini(request: { systemInstruction?: unknown; contents: readonly unknown[] } | readonly unknown[]): Message[] {
-  const { systemInstruction, contents } = Array.isArray(request)
-    ? { systemInstruction: undefined, contents: request }
-    : (request as { systemInstruction?: unknown; contents: readonly unknown[] });
-  return readSafely({ systemInstruction, contents }, ({ systemInstruction, contents }) => {
+  return readSafely(request, (request) => {
+    const { systemInstruction, contents } = Array.isArray(request)
+      ? { systemInstruction: undefined, contents: request as readonly unknown[] }
+      : (request as { systemInstruction?: unknown; contents: readonly unknown[] });
     const entries = entriesOf(contents);
     if (entries === undefined) return contents as unknown as Message[];
     const out: Message[] = [...fromSystem(systemInstruction)];
