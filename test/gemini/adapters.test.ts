@@ -150,6 +150,29 @@ describe('gemini adapters: reading', () => {
     ]);
   });
 
+  it('consecutive model turns are one assistant message (the SDK chat keeps a streamed reply as one turn per chunk)', () => {
+    expect(
+      fromGemini([
+        { role: 'user', parts: [{ text: 'hi' }] },
+        { role: 'model', parts: [{ text: 'Let me ' }] },
+        { role: 'model', parts: [{ text: 'check.' }, { functionCall: { name: 'f', args: {} } }] },
+        { role: 'model', parts: [{ functionCall: { name: 'f', args: { b: 1 } } }] },
+        { role: 'user', parts: [{ functionResponse: { name: 'f', response: {} } }] },
+      ]),
+    ).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'hi' }] },
+      {
+        role: 'assistant',
+        content: 'Let me check.',
+        toolCalls: [
+          { id: 'f#0', name: 'f', arguments: {} },
+          { id: 'f#1', name: 'f', arguments: { b: 1 } },
+        ],
+      },
+      { role: 'tool', content: null, toolCallId: 'f#0', name: 'f' },
+    ]);
+  });
+
   it('ids given on the wire are used as they are', () => {
     const messages = fromGemini([
       { role: 'model', parts: [{ functionCall: { id: 'c9', name: 'f', args: { a: 1 } } }] },
@@ -175,6 +198,16 @@ describe('gemini adapters: building', () => {
         { role: 'system', content: 'late' },
       ]),
     ).toThrow(/toGemini: message 1 is a system message/);
+  });
+
+  it('an assistant message right after another is a clear error: Gemini reads consecutive model turns as one', () => {
+    expect(() =>
+      toGemini([
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: 'one' },
+        { role: 'assistant', content: 'two' },
+      ]),
+    ).toThrow(/toGemini: message 2 is an assistant message right after another/);
   });
 
   it('leading system messages become systemInstruction; consecutive tool results share one user turn', () => {

@@ -139,6 +139,28 @@ describe.each([false, true])('gemini generateContent, zero code (stream %s)', (s
   });
 });
 
+describe('gemini chat sessions (ai.chats), zero code', () => {
+  it.each([false, true])('the history the SDK keeps passes, within one run (stream %s)', async (stream) => {
+    const result = await counted(() =>
+      trace.getTracer('app').startActiveSpan('chat', async (span) => {
+        const chat = client().chats.create({ model: 'gemini-test', config: CONFIG });
+        const say = async (message: Parameters<typeof chat.sendMessage>[0]['message']) => {
+          if (!stream) return void (await chat.sendMessage({ message }));
+          for await (const _ of await chat.sendMessageStream({ message }));
+        };
+        await say(`Umbrella in Lisbon? ${Math.random()}`); // a function call
+        await say([{ functionResponse: { name: 'get_weather', response: { output: 'rain' } } }]);
+        await say('And tomorrow?'); // a function call
+        await say([{ functionResponse: { name: 'get_weather', response: { output: 'dry' } } }]);
+        // Streamed, the SDK keeps each chunk of a text reply as a model turn of its own: read as one assistant message.
+        expect(chat.getHistory()).toHaveLength(stream ? 10 : 8);
+        span.end();
+      }),
+    );
+    expect(result).toEqual({ checks: 4, violations: {} });
+  });
+});
+
 describe('gemini with a bound log (withSession)', () => {
   function weatherLog(): SessionLog {
     const log = new SessionLog();

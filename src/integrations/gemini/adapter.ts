@@ -51,10 +51,11 @@ export interface GeminiRequest {
  * Canonical messages from a `generateContent` body (`systemInstruction`,
  * `contents`), or from `contents` alone. `systemInstruction` is the overlay
  * slot: each of its text parts is one system message (a plain string, one).
- * A `model` turn is one assistant message: its text parts joined into one
- * text (a streamed reply arrives, and is often re-sent, in pieces), its
- * `functionCall` parts its tool calls; `thought` parts are reasoning, never
- * compared. A `user` turn (also `function`, or no role) gives one tool
+ * A `model` turn, or a run of consecutive ones, is one assistant message:
+ * its adjacent text parts joined into one text (a streamed reply arrives,
+ * and is often re-sent, in pieces: `@google/genai`'s chat keeps one turn per
+ * chunk), its `functionCall` parts its tool calls; `thought` parts are
+ * reasoning, never compared. A `user` turn (also `function`, or no role) gives one tool
  * message per `functionResponse` part, in order, and user messages of the
  * parts between them.
  *
@@ -77,9 +78,40 @@ export function fromGemini(request: { systemInstruction?: unknown; contents: rea
     if (entries === undefined) return contents as unknown as Message[];
     const out: Message[] = [...fromSystem(systemInstruction)];
     const open = new OpenCalls();
-    for (let i = 0; i < entries.length; i++) out.push(...readSafely(entries[i], (entry) => fromEntry(entry, open)));
+    for (let i = 0; i < entries.length;) {
+      const run = modelRun(entries, i);
+      if (run > 1) out.push(...readSafely(entries.slice(i, i + run), (turns) => [fromModel(partsOf(turns), open)]));
+      else out.push(...readSafely(entries[i], (entry) => fromEntry(entry, open)));
+      i += Math.max(run, 1);
+    }
     return out;
   });
+}
+
+/**
+ * How many `model` turns with a list of parts follow one another from
+ * `entries[i]` on (0 when it is not one). They are one assistant message:
+ * `@google/genai`'s chat keeps a streamed reply as one turn per chunk.
+ */
+function modelRun(entries: readonly unknown[], i: number): number {
+  let j = i;
+  try {
+    while (j < entries.length && isModelTurn(entries[j])) j++;
+  } catch {
+    // an entry that throws when read ends the run; it is read on its own
+  }
+  return j - i;
+}
+
+function isModelTurn(entry: unknown): boolean {
+  return isObject(entry) && entry.role === 'model' && isWalkable(entry.parts);
+}
+
+/** The parts of consecutive model turns, in order. */
+function partsOf(turns: readonly unknown[]): unknown[] {
+  const parts: unknown[] = [];
+  for (const turn of turns) for (const part of (turn as { parts: readonly unknown[] }).parts) parts.push(part);
+  return parts;
 }
 
 /** The model's reply: a candidate's `content` (a `model` turn) as canonical messages. */
@@ -225,7 +257,9 @@ function fromPart(part: unknown): ContentPart {
  * A `generateContent` body (`systemInstruction` and `contents`) from
  * canonical messages. Leading system messages become `systemInstruction`,
  * one text part each; Gemini has no system role in `contents`, so a system
- * message after the first other message is a TypeError. Tool messages become
+ * message after the first other message is a TypeError, and so is an
+ * assistant message right after another (`fromGemini` reads consecutive
+ * model turns as one). Tool messages become
  * `functionResponse` parts (consecutive ones share one user turn), named
  * after the message's `name` and carrying its `toolCallId` as `id`; a tool
  * call's `id` is written as it is, so `fromGemini` reads back the ids it was
@@ -244,6 +278,10 @@ export function toGemini(messages: readonly Message[]): GeminiRequest {
           contents.push({ role: 'user', parts: toParts(m.content) });
           break;
         case 'assistant':
+          if (messages[i - 1]?.role === 'assistant')
+            throw new TypeError(
+              `toGemini: message ${i} is an assistant message right after another; Gemini reads consecutive model turns as one`,
+            );
           contents.push({ role: 'model', parts: toModelParts(m) });
           break;
         case 'tool': {
