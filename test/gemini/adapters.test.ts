@@ -88,7 +88,15 @@ describe('gemini adapters: reading', () => {
         systemInstruction: { parts: [{ text: 'rules' }, { text: 'more rules' }] },
         contents: [
           { role: 'user', parts: [{ text: 'hi' }, { inlineData: { mimeType: 'image/png', data: 'AAAA' } }] },
-          { role: 'model', parts: [{ text: 'thinking…', thought: true }, { text: 'Hel', thoughtSignature: 's1' }, { text: 'lo' }] },
+          {
+            role: 'model',
+            parts: [
+              { text: 'thinking…', thought: true },
+              { text: 'Hel', thoughtSignature: 's1' },
+              { text: 'lo' },
+              { thoughtSignature: 's2' },
+            ],
+          },
         ],
       }),
     ).toEqual([

@@ -183,7 +183,7 @@ function fromUser(parts: unknown, open: OpenCalls): Message[] {
       };
       if (typeof response.name === 'string') message.name = response.name;
       out.push(message);
-    } else if (!(isObject(part) && part.thought === true)) {
+    } else if (!isNotContent(part)) {
       pending.push(fromPart(part));
     }
   }
@@ -197,7 +197,7 @@ function fromModel(parts: unknown, open: OpenCalls): Message {
   const toolCalls: ToolCall[] = [];
   const seen = new Map<string, number>();
   for (const part of parts as unknown[]) {
-    if (isObject(part) && part.thought === true) continue;
+    if (isNotContent(part)) continue;
     if (isObject(part) && isObject(part.functionCall)) {
       const call = part.functionCall;
       const name = call.name as string;
@@ -233,6 +233,11 @@ function fromResponse(response: unknown): MessageContent {
 
 /** Keys of a part that say how it was produced, not what it says. */
 const BOOKKEEPING = new Set(['thoughtSignature', 'thought', 'partMetadata', 'mediaResolution']);
+
+/** A thought (reasoning), or a part with nothing but bookkeeping (a streamed chunk carrying only a `thoughtSignature`). */
+function isNotContent(part: unknown): boolean {
+  return isObject(part) && (part.thought === true || Object.keys(part).every((key) => BOOKKEEPING.has(key)));
+}
 
 function fromPart(part: unknown): ContentPart {
   if (!isObject(part)) return part as ContentPart;

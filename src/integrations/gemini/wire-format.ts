@@ -28,7 +28,7 @@ const VERTEX_PATH = /\/publishers\//;
 /** The Gemini API and Vertex AI `generateContent` (streamed or not). */
 export const geminiWireFormat: WireFormat = {
   name: 'gemini.generateContent',
-  mayBeModelURL: (url) => /generatecontent|[\t\n\r]/i.test(url),
+  mayBeModelURL: (url) => /generatecontent/i.test(url),
   isModelPath: (path) => GEMINI_PATH.test(path),
   request: geminiBodyRequest,
   replyFromBody: geminiReplyFromBody,
