@@ -20,11 +20,11 @@ import { toAnthropic, toOpenAIChat, toOpenAIResponses } from '../dist/adapters';
 import { anthropicBodyRequest } from '../dist/integrations/anthropic/model-request';
 import { fromOpenAIChatReusing } from '../dist/integrations/openai/chat-adapter';
 import { openAIBodyRequest } from '../dist/integrations/openai/model-request';
-import type { CheckReaction } from '../dist/invariant/verify';
+import type { CheckReaction } from '../dist/reaction/act-on-check';
 import type { ViolationDetails } from '../dist/invariant/violation';
 import { ImplicitLogs } from '../dist/request-path/implicit/implicit-logs';
 import type { InvariantInstruments } from '../dist/telemetry/instruments';
-import { setLogger } from '../dist/telemetry/logger';
+import { setLogger } from '../dist/warnings';
 import { agentLog, fmt, requestOf, timePerCall } from './support';
 
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -145,10 +145,10 @@ const SHAPES: readonly Shape[] = ['chat', 'anthropic', 'responses'];
 
 /** The body's message array for these canonical messages, in `shape`. */
 function toShape(shape: Shape, messages: readonly Message[]): { system: unknown; list: unknown[] } {
-  if (shape === 'chat') return { system: undefined, list: toOpenAIChat(messages) as unknown[] };
-  if (shape === 'responses') return { system: undefined, list: toOpenAIResponses(messages) as unknown[] };
+  if (shape === 'chat') return { system: undefined, list: toOpenAIChat(messages) };
+  if (shape === 'responses') return { system: undefined, list: toOpenAIResponses(messages) };
   const body = toAnthropic(messages);
-  return { system: body.system, list: body.messages as unknown[] };
+  return { system: body.system, list: body.messages };
 }
 
 /** What the seam builds from the body: the model request the implicit log checks. */

@@ -63,7 +63,7 @@ export function fmt(ns: number): string {
 
 /** Fold messages as a request carries them: the log's bookkeeping (metadata, createdAt) is never sent, and would only pad JSON.stringify. */
 export function requestOf(messages: readonly Message[]): Message[] {
-  return messages.map(({ role, content, toolCalls, toolCallId, name }) => ({ role, content, toolCalls, toolCallId, name }) as Message);
+  return messages.map(({ role, content, toolCalls, toolCallId, name }) => ({ role, content, toolCalls, toolCallId, name }));
 }
 
 /** A ratio estimated from paired rounds, with its 95% confidence interval. */

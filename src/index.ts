@@ -10,16 +10,15 @@ export { appendMessage } from './log/append-message';
 export {
   BOOKKEEPING_EVENT_TYPES,
   EVENT_TYPES,
-  InvalidEventError,
   SURFACE_EVENT_TYPES,
   type BookkeepingEventType,
   type EventData,
   type EventType,
-  type InvalidEventCode,
   type ReplaceRange,
   type SessionEvent,
   type SurfaceEventType,
 } from './log/events';
+export { InvalidEventError, type InvalidEventCode } from './log/invalid-event';
 export {
   ROLES,
   type ContentPart,
@@ -30,7 +29,7 @@ export {
   type Role,
   type TextPart,
   type ToolCall,
-} from './invariant/messages';
+} from './model/messages';
 export { messagesMatch } from './invariant/message-equality';
 export { check } from './invariant/check';
 export type { MessageSketch, NonSystemSketch, SystemSketch } from './invariant/sketch';
@@ -47,8 +46,8 @@ export {
   type ViolationKind,
 } from './invariant/violation';
 export { MODES, resolveMode, type Mode } from './invariant/mode';
-export { verify, type VerifyOptions } from './invariant/verify';
+export { verify, type VerifyOptions } from './reaction/verify';
 export { getActiveSession, withSession, type SessionBinding, type WithSessionOptions } from './invariant/session-binding';
 export { VIOLATION_EVENT, VIOLATION_METRIC } from './telemetry/semconv';
-export { setLogger, type InvariantLogger } from './telemetry/logger';
+export { setLogger, type InvariantLogger } from './warnings';
 export type { Outcome } from './result';

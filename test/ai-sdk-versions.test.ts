@@ -29,13 +29,6 @@ afterEach(async () => {
   await otel.teardown();
 });
 
-async function total(metric: string, kind?: string): Promise<number> {
-  return (await otel.points(metric))
-    .filter((p) => !kind || p.attributes['nous.session.invariant.kind'] === kind)
-    .reduce((n, p) => n + p.value, 0);
-}
-
-/* eslint-disable @typescript-eslint/no-explicit-any */
 type Any = any;
 
 const VERSIONS = [
@@ -112,11 +105,11 @@ describe.each(VERSIONS)('AI SDK $major', ({ major, provider: providerMajor, spec
             });
             messages.push(...result.response.messages);
           }
-          expect(await total(VIOLATION_METRIC)).toBe(0);
+          expect(await otel.total(VIOLATION_METRIC)).toBe(0);
           const turn =
             api === 'chat' ? ['user', 'assistant', 'tool', 'assistant', 'tool', 'assistant'] : ['user', 'assistant', 'tool', 'assistant'];
           expect(log.deriveMessages().map((m) => m.role)).toEqual([...turn, ...turn]);
-          expect(await total(CHECKS_METRIC)).toBe(2 * turn.filter((role) => role === 'assistant').length);
+          expect(await otel.total(CHECKS_METRIC)).toBe(2 * turn.filter((role) => role === 'assistant').length);
         },
       );
     });
@@ -153,8 +146,8 @@ describe.each(VERSIONS)('AI SDK $major', ({ major, provider: providerMajor, spec
         ['user', 'Thanks.'],
         ['assistant', 'Sure.'],
       ]);
-      expect(await total(CHECKS_METRIC)).toBe(3);
-      expect(await total(VIOLATION_METRIC)).toBe(0);
+      expect(await otel.total(CHECKS_METRIC)).toBe(3);
+      expect(await otel.total(VIOLATION_METRIC)).toBe(0);
     });
 
     it('a middleware that drops the tool result is caught as missing_message before the request is sent', async () => {
@@ -173,7 +166,7 @@ describe.each(VERSIONS)('AI SDK $major', ({ major, provider: providerMajor, spec
       );
       await expect(run).rejects.toBeInstanceOf(SessionInvariantViolation);
       await expect(run).rejects.toMatchObject({ details: { kind: 'missing_message' } });
-      expect(await total(VIOLATION_METRIC)).toBe(1);
+      expect(await otel.total(VIOLATION_METRIC)).toBe(1);
       expect(server.received.length).toBe(sent + 1);
     });
 
@@ -192,8 +185,8 @@ describe.each(VERSIONS)('AI SDK $major', ({ major, provider: providerMajor, spec
             onStepFinish: recordAiSdkSteps(log),
           }),
         );
-        expect(await total(CHECKS_METRIC)).toBe(2);
-        expect(await total(VIOLATION_METRIC)).toBe(0);
+        expect(await otel.total(CHECKS_METRIC)).toBe(2);
+        expect(await otel.total(VIOLATION_METRIC)).toBe(0);
       } finally {
         stop();
       }
@@ -211,8 +204,8 @@ describe.each(VERSIONS)('AI SDK $major', ({ major, provider: providerMajor, spec
         }),
       );
       expect(result.text).toMatch(/^answer/);
-      expect(await total(CHECKS_METRIC)).toBe(1);
-      expect(await total(VIOLATION_METRIC)).toBe(0);
+      expect(await otel.total(CHECKS_METRIC)).toBe(1);
+      expect(await otel.total(VIOLATION_METRIC)).toBe(0);
     });
   });
 

@@ -161,7 +161,7 @@ describe('bound check fast path', () => {
         const app = new App();
         for (const op of ops) {
           app.apply(op);
-          app.history = toOpenAIChat(app.log.deriveMessages()) as unknown as Entry[];
+          app.history = toOpenAIChat(app.log.deriveMessages());
           const request = app.request();
           expect(check(app.log, request)).toEqual(checkFully(app.log, request));
         }

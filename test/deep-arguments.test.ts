@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SessionLog, VIOLATION_METRIC, check, setLogger, verify, type Message } from '../src/index';
 import { fromAnthropic } from '../src/adapters';
 import { INTERNAL_ERROR_METRIC } from '../src/telemetry/semconv';
-import { resetWarnings } from '../src/telemetry/logger';
+import { resetWarnings } from '../src/warnings';
 import { implicitHarness } from './support/implicit-harness';
 import { registerOtel, type OtelHarness } from './support/otel';
 

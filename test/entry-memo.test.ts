@@ -4,8 +4,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fromOpenAIChat, fromOpenAIChatReusing } from '../src/integrations/openai/chat-adapter';
-import { EntryMemo } from '../src/adapters/entry-memo';
-import { matchesSnapshot, takeSnapshot } from '../src/adapters/reference-snapshot';
+import { EntryMemo } from '../src/reading/entry-memo';
+import { matchesSnapshot, takeSnapshot } from '../src/reading/reference-snapshot';
 import { heapSnapshot, occurrencesBetween } from './support/heap';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -192,7 +192,7 @@ describe('the Chat Completions reading the openai hook reuses', () => {
     }),
     fc.record({ role: fc.constant('tool'), tool_call_id: callId, content: jsonLeaf }),
     fc.record({ role: fc.constant('custom'), note: jsonLeaf, items: fc.array(jsonLeaf, { maxLength: 2 }) }),
-  ) as fc.Arbitrary<Json>;
+  );
 
   it('sees a change made in place anywhere inside an entry, and reads it as fromOpenAIChat does', () => {
     fc.assert(

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { readFlatObject } from '../src/invariant/flat-json';
 import { fingerprintOf } from '../src/invariant/fingerprint';
-import type { Message } from '../src/invariant/messages';
+import type { Message } from '../src/model/messages';
 
 const call = (args: unknown): Message => ({ role: 'assistant', content: null, toolCalls: [{ id: 'c1', name: 'f', arguments: args }] });
 const flatValue = fc.oneof(

@@ -50,6 +50,7 @@ describe('check and append never throw, whatever is thrown at them', () => {
     get role(): string {
       throw Object.defineProperty(new Error('x'), 'message', {
         get: () => {
+          // eslint-disable-next-line @typescript-eslint/only-throw-error -- hostile input throws what it likes
           throw 1;
         },
       });
@@ -75,7 +76,7 @@ describe('check and append never throw, whatever is thrown at them', () => {
         throw thrown();
       },
     });
-    const result = log.append('user_message', data as EventData);
+    const result = log.append('user_message', data);
     expect(result.ok).toBe(false);
     expect(!result.ok && result.error).toBeInstanceOf(InvalidEventError);
     expect(log.count).toBe(0);
@@ -102,6 +103,7 @@ describe('fromEvents throws InvalidEventError and nothing else', () => {
       'a Proxy whose traps throw',
       new Proxy([], {
         get: () => {
+          // eslint-disable-next-line @typescript-eslint/only-throw-error -- hostile input throws what it likes
           throw 1;
         },
       }),
@@ -181,11 +183,11 @@ describe('the log holds its own copies: nothing changes it from outside', () => 
 
 describe('Dates, sparse arrays and throwing getters elsewhere', () => {
   it('a message with a Date in its content, re-sent as it was appended, passes (the log keeps its ISO string)', () => {
-    const message: Message = { role: 'user', content: [{ type: 'event', at: new Date(5) }] as unknown as Message['content'] };
+    const message: Message = { role: 'user', content: [{ type: 'event', at: new Date(5) }] };
     const log = new SessionLog();
     expect(appendMessage(log, message).ok).toBe(true);
     expect(check(log, [message])).toEqual({ ok: true });
-    expect(check(log, [{ ...message, content: [{ type: 'event', at: new Date(6) }] as unknown as Message['content'] }])).toMatchObject({
+    expect(check(log, [{ ...message, content: [{ type: 'event', at: new Date(6) }] }])).toMatchObject({
       ok: false,
     });
   });

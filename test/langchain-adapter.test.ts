@@ -15,9 +15,9 @@ import { providerTranscriptArb } from './support/arbitraries';
 type Any = any;
 
 const load = createRequire(join(__dirname, 'fixtures/langchain/package.json'));
-const core = load('@langchain/core/messages') as Any;
+const core = load('@langchain/core/messages');
 const { AIMessage, ChatMessage, HumanMessage, RemoveMessage, SystemMessage, ToolMessage, coerceMessageLikeToMessage } = core;
-const { convertMessagesToCompletionsMessageParams } = load('@langchain/openai') as Any;
+const { convertMessagesToCompletionsMessageParams } = load('@langchain/openai');
 
 /** What ChatOpenAI sends to Chat Completions for these LangChain messages, read back as canonical messages. */
 function asSentByChatOpenAI(messages: Any[]): Message[] {

@@ -78,20 +78,16 @@ async function byKind(): Promise<Record<string, number>> {
   return out;
 }
 
-async function total(metric: string): Promise<number> {
-  return (await suite.env.otel.points(metric)).reduce((n, p) => n + p.value, 0);
-}
-
 /** What `body` fn added to the violation counter, by kind, and to the checks counter. */
 async function measure(fn: () => Promise<unknown>): Promise<{ kinds: Record<string, number>; checks: number; requests: number }> {
   const before = await byKind();
-  const checks = await total(CHECKS_METRIC);
+  const checks = await suite.env.otel.total(CHECKS_METRIC);
   const requests = suite.server.received.length;
   await fn();
   const after = await byKind();
   const kinds: Record<string, number> = {};
   for (const [kind, n] of Object.entries(after)) if (n - (before[kind] ?? 0) > 0) kinds[kind] = n - (before[kind] ?? 0);
-  return { kinds, checks: (await total(CHECKS_METRIC)) - checks, requests: suite.server.received.length - requests };
+  return { kinds, checks: (await suite.env.otel.total(CHECKS_METRIC)) - checks, requests: suite.server.received.length - requests };
 }
 
 /** The last chat request the provider received, as canonical messages, without a leading system message the fold lacks (the overlay). */
@@ -190,7 +186,7 @@ describe('ChatOpenAI in a hand-written tool loop, recorded with appendLangChainM
     const log = new SessionLog();
     appendLangChainMessages(log, [new lc.messages.HumanMessage('Umbrella in Lisbon?')]);
     const retrying = new lc.ChatOpenAI({ model: 'gpt-test', apiKey: 'test-key', configuration: { baseURL: suite.server.openaiBaseURL } });
-    const checks = async () => (await suite.env.otel.points(CHECKS_METRIC)).reduce((n, p) => n + p.value, 0);
+    const checks = async () => await suite.env.otel.total(CHECKS_METRIC);
     const before = await checks();
     const started = Date.now();
     const run = withSession(log, () => retrying.invoke([new lc.messages.HumanMessage('Something else')]), { mode: 'strict' });

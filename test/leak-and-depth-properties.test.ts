@@ -7,7 +7,7 @@ import { trace } from '@opentelemetry/api';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SessionInvariantViolation, SessionLog, check, setLogger, verify, type Message } from '../src/index';
-import { resetWarnings } from '../src/telemetry/logger';
+import { resetWarnings } from '../src/warnings';
 import { implicitHarness } from './support/implicit-harness';
 import { renderingsOf } from './support/leaks';
 import { registerOtel, type OtelHarness } from './support/otel';

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MODES, resolveMode, setLogger } from '../src/index';
 import { isTestEnvironment } from '../src/invariant/mode';
-import { resetWarnings } from '../src/telemetry/logger';
+import { resetWarnings } from '../src/warnings';
 
 const warn = vi.fn();
 beforeEach(() => {

@@ -35,10 +35,6 @@ beforeAll(() => {
 
 const weatherAgent = () => weatherAgentOf(agents);
 
-async function total(metric: string): Promise<number> {
-  return (await suite.env.otel.points(metric)).reduce((n, p) => n + p.value, 0);
-}
-
 /** Violations counted so far, by `kind/log`. */
 async function violationsByKind(): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
@@ -83,8 +79,8 @@ async function twoRuns(
   mode: 'strict' | 'warn' | 'off' = 'strict',
 ) {
   const session = new AgentsLogSession();
-  const checks = await total(CHECKS_METRIC);
-  const violations = await total(VIOLATION_METRIC);
+  const checks = await suite.env.otel.total(CHECKS_METRIC);
+  const violations = await suite.env.otel.total(VIOLATION_METRIC);
   const sent = suite.server.received.length;
   for (const question of ['Umbrella in Lisbon?', 'And tomorrow?']) {
     await withSession(session.log, () => agents.run(agent, question, { session, ...options }), { mode });
@@ -93,8 +89,8 @@ async function twoRuns(
     log: session.log.deriveMessages(),
     session,
     requests: suite.server.received.slice(sent).map((r) => r.body.input as Item[]),
-    checks: (await total(CHECKS_METRIC)) - checks,
-    violations: (await total(VIOLATION_METRIC)) - violations,
+    checks: (await suite.env.otel.total(CHECKS_METRIC)) - checks,
+    violations: (await suite.env.otel.total(VIOLATION_METRIC)) - violations,
   };
 }
 
@@ -156,18 +152,18 @@ describe('callModelInputFilter', () => {
     await withSession(session.log, () =>
       agents.run(agent, 'Umbrella in Lisbon?', { session, callModelInputFilter: callModelInputFilter as never }),
     );
-    const before = await total(VIOLATION_METRIC);
+    const before = await suite.env.otel.total(VIOLATION_METRIC);
     await withSession(session.log, () =>
       agents.run(agent, 'And tomorrow?', { session, callModelInputFilter: callModelInputFilter as never }),
     );
-    expect(await total(VIOLATION_METRIC)).toBeGreaterThan(before);
+    expect(await suite.env.otel.total(VIOLATION_METRIC)).toBeGreaterThan(before);
     // What the run did is still appended, in the run's order.
     expect(shape(session.log.deriveMessages())).toEqual(TWO_WEATHER_RUNS);
   });
 
   it('a streamed run with a trusted filter is recorded in order too, in strict mode', async () => {
     const session = new AgentsLogSession();
-    const violations = await total(VIOLATION_METRIC);
+    const violations = await suite.env.otel.total(VIOLATION_METRIC);
     const callModelInputFilter = ({ modelData }: { modelData: ModelData }) => ({
       ...modelData,
       input: modelData.input.map((item) => (item.role === 'user' ? { ...item, content: '[redacted]' } : item)),
@@ -186,7 +182,7 @@ describe('callModelInputFilter', () => {
     });
     expect(shape(session.log.deriveMessages())).toEqual(['user', 'assistant:get_weather', 'tool', 'assistant']);
     expect(texts(session.log.deriveMessages())).toEqual(['Umbrella in Lisbon?']);
-    expect(await total(VIOLATION_METRIC)).toBe(violations);
+    expect(await suite.env.otel.total(VIOLATION_METRIC)).toBe(violations);
   });
 });
 
@@ -222,7 +218,7 @@ const FAULTS: Array<[name: string, kind: string, fault: Fault]> = [
         status: 'completed',
         content: [{ type: 'output_text', text: 'It will rain.' }],
       };
-      return [...input.slice(0, at), injected as Item, ...input.slice(at)];
+      return [...input.slice(0, at), injected, ...input.slice(at)];
     },
   ],
 ];

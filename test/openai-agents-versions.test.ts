@@ -25,9 +25,7 @@ let supported: AgentsModule;
 
 function setUp(agents: AgentsModule): AgentsModule {
   agents.setTracingDisabled(true);
-  agents.setDefaultOpenAIClient(
-    new suite.env.openai.OpenAI({ apiKey: 'test-key', baseURL: suite.server.openaiBaseURL, maxRetries: 0 }) as never,
-  );
+  agents.setDefaultOpenAIClient(new suite.env.openai.OpenAI({ apiKey: 'test-key', baseURL: suite.server.openaiBaseURL, maxRetries: 0 }));
   agents.setOpenAIAPI('responses');
   return agents;
 }
@@ -52,14 +50,10 @@ function weatherAgent(agents: AgentsModule) {
   return new agents.Agent({ name: 'weather', instructions: 'You are a weather bot.', model: 'gpt-test', tools: [getWeather] });
 }
 
-async function total(metric: string): Promise<number> {
-  return (await suite.env.otel.points(metric)).reduce((n, p) => n + p.value, 0);
-}
-
 async function twoRuns(agents: AgentsModule) {
   const session = new AgentsLogSession();
-  const checks = await total(CHECKS_METRIC);
-  const violations = await total(VIOLATION_METRIC);
+  const checks = await suite.env.otel.total(CHECKS_METRIC);
+  const violations = await suite.env.otel.total(VIOLATION_METRIC);
   const agent = weatherAgent(agents);
   for (const question of ['Umbrella in Lisbon?', 'And tomorrow?']) {
     const result = await withSession(session.log, () => agents.run(agent, question, { session }), { mode: 'strict' });
@@ -67,8 +61,8 @@ async function twoRuns(agents: AgentsModule) {
   }
   return {
     roles: session.log.deriveMessages().map((m) => m.role),
-    checks: (await total(CHECKS_METRIC)) - checks,
-    violations: (await total(VIOLATION_METRIC)) - violations,
+    checks: (await suite.env.otel.total(CHECKS_METRIC)) - checks,
+    violations: (await suite.env.otel.total(VIOLATION_METRIC)) - violations,
   };
 }
 

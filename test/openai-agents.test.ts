@@ -14,24 +14,18 @@ beforeAll(() => {
 
 const weatherAgent = () => weatherAgentOf(agents);
 
-async function total(metric: string, kind?: string): Promise<number> {
-  return (await suite.env.otel.points(metric))
-    .filter((p) => !kind || p.attributes['nous.session.invariant.kind'] === kind)
-    .reduce((n, p) => n + p.value, 0);
-}
-
 describe('OpenAI Agents SDK with a SessionLog-backed Session', () => {
   it('a multi-step tool-calling run raises no violation in strict mode, turn after turn and run after run', async () => {
     const session = new AgentsLogSession();
     const agent = weatherAgent();
-    const checks = await total(CHECKS_METRIC);
-    const violations = await total(VIOLATION_METRIC);
+    const checks = await suite.env.otel.total(CHECKS_METRIC);
+    const violations = await suite.env.otel.total(VIOLATION_METRIC);
     const first = await withSession(session.log, () => agents.run(agent, 'Umbrella in Lisbon?', { session }), { mode: 'strict' });
     expect(first.finalOutput).toMatch(/^answer/);
     const second = await withSession(session.log, () => agents.run(agent, 'And tomorrow?', { session }), { mode: 'strict' });
     expect(second.finalOutput).toMatch(/^answer/);
-    expect(await total(CHECKS_METRIC)).toBe(checks + 4);
-    expect(await total(VIOLATION_METRIC)).toBe(violations);
+    expect(await suite.env.otel.total(CHECKS_METRIC)).toBe(checks + 4);
+    expect(await suite.env.otel.total(VIOLATION_METRIC)).toBe(violations);
     expect(session.log.deriveMessages().map((m) => m.role)).toEqual([
       'user',
       'assistant',
@@ -58,7 +52,7 @@ describe('OpenAI Agents SDK with a SessionLog-backed Session', () => {
 
   it('a streamed run is recorded turn by turn too', async () => {
     const session = new AgentsLogSession();
-    const violations = await total(VIOLATION_METRIC);
+    const violations = await suite.env.otel.total(VIOLATION_METRIC);
     const result = await withSession(session.log, () => agents.run(weatherAgent(), 'Umbrella in Lisbon?', { session, stream: true }), {
       mode: 'strict',
     });
@@ -67,7 +61,7 @@ describe('OpenAI Agents SDK with a SessionLog-backed Session', () => {
     }
     await result.completed;
     expect(String(result.finalOutput)).toMatch(/^answer/);
-    expect(await total(VIOLATION_METRIC)).toBe(violations);
+    expect(await suite.env.otel.total(VIOLATION_METRIC)).toBe(violations);
     expect(session.log.deriveMessages().map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
   });
 
@@ -80,9 +74,9 @@ describe('OpenAI Agents SDK with a SessionLog-backed Session', () => {
     const session = new ForgetfulSession();
     const agent = weatherAgent();
     await withSession(session.log, () => agents.run(agent, 'Umbrella in Lisbon?', { session }));
-    const before = await total(VIOLATION_METRIC, 'missing_message');
+    const before = await suite.env.otel.total(VIOLATION_METRIC, 'missing_message');
     await withSession(session.log, () => agents.run(agent, 'And tomorrow?', { session }));
-    expect(await total(VIOLATION_METRIC, 'missing_message')).toBeGreaterThan(before);
+    expect(await suite.env.otel.total(VIOLATION_METRIC, 'missing_message')).toBeGreaterThan(before);
   });
 
   it('a session that invents a message is caught as extra_message, and strict mode stops the run', async () => {

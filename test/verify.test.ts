@@ -11,7 +11,7 @@ import {
   verify,
   type Message,
 } from '../src/index';
-import { resetWarnings } from '../src/telemetry/logger';
+import { resetWarnings } from '../src/warnings';
 import { renderingsOf } from './support/leaks';
 import { registerOtel, type OtelHarness } from './support/otel';
 import { exampleLog, user } from './support/transcripts';

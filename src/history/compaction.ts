@@ -1,8 +1,8 @@
 // Non-destructive compaction: summaries and pruned tool results are appended
 // as replacing events; the originals stay in the log (`events()`).
 
-import type { Message } from '../invariant/messages';
-import { eventDataOf } from '../log/append-message';
+import type { Message } from '../model/messages';
+import { eventDataOf } from '../log/message-event';
 import { describe, positionOf, type SessionEvent } from '../log/events';
 import { EVENT_TYPE_OF_ROLE } from '../log/fold';
 import { refuse, type Result } from './errors';

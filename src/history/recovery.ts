@@ -4,7 +4,7 @@
 
 import type { EventData, EventType, SessionEvent } from '../log/events';
 import type { SessionLog } from '../log/session-log';
-import { logWarning, warnOnce } from '../telemetry/logger';
+import { logWarning, warnOnce } from '../warnings';
 
 /**
  * Whether a tool call an interrupted turn owes may have run, as the synthetic
@@ -154,6 +154,10 @@ function scan(log: SessionLog) {
       case 'tool_result':
         if (typeof data.toolCallId === 'string') answered.add(data.toolCallId);
         break;
+      case 'system_message':
+      case 'user_message':
+      case 'request_header':
+        break; // nothing to recover from them
     }
   }
   return { open, calls, answered, dispatched, closedSteps };

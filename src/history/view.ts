@@ -1,7 +1,7 @@
 // The request view: the fold plus the system-prompt overlay, which is
 // re-derived per run and never persisted.
 
-import type { Message } from '../invariant/messages';
+import type { Message } from '../model/messages';
 import type { SessionLog } from '../log/session-log';
 
 /**

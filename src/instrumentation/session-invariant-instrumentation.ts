@@ -5,7 +5,7 @@
 import { InstrumentationBase, isWrapped, type InstrumentationNodeModuleDefinition } from '@opentelemetry/instrumentation';
 import { INTEGRATIONS } from '../integrations/index';
 import { readEnvFlag, resolveMode } from '../invariant/mode';
-import { captureContentFromEnv } from '../invariant/verify';
+import { captureContentFromEnv } from '../reaction/act-on-check';
 import { TRUST_INPUT_FILTERS_ENV_VAR } from '../integrations/openai-agents/model-call';
 import { IMPLICIT_ENV_VAR } from '../request-path/implicit/registry';
 import { clearHost, setHost, type HostSettings, type RequestCheckHost } from '../request-path/host';
@@ -14,7 +14,7 @@ import { createInstruments, type InvariantInstruments } from '../telemetry/instr
 import { contained } from '../telemetry/internal-error';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../version';
 import type { SessionInvariantInstrumentationConfig } from './config';
-import type { Patcher } from './integration';
+import type { Patcher } from '../integrations/integration';
 
 /**
  * An OpenTelemetry instrumentation, used like any of contrib's: pass it to
@@ -99,6 +99,8 @@ export class SessionInvariantInstrumentation extends InstrumentationBase<Session
   /** This instrumentation as the request path sees it: its config, tracer and counters. */
   private host(): RequestCheckHost {
     if (this._host) return this._host;
+    // The getters below are the host's, so `this` inside them is not the instrumentation.
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
     const instrumentation = this;
     return (this._host = {
       settings: () => instrumentation.settings(),

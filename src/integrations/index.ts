@@ -1,6 +1,6 @@
 // Every integration the instrumentation enables: the one list to extend.
 
-import type { Integration } from '../instrumentation/integration';
+import type { Integration } from './integration';
 import { aiSdkIntegration } from './ai-sdk/integration';
 import { anthropicIntegration } from './anthropic/integration';
 import { fetchIntegration } from './fetch/integration';

@@ -6,33 +6,12 @@
 // adding a provider whose client calls `globalThis.fetch` is one folder and
 // one entry here.
 
-import type { ModelRequest, ReplyFormat } from '../request-path/model-request';
+import type { ReplyFormat } from '../request-path/model-request';
 import type { Reply, ReplyAssembler } from './http/reply-assemblers';
+import type { WireFormat } from './wire-format';
 import { anthropicWireFormat } from './anthropic/wire-format';
 import { geminiWireFormat } from './gemini/wire-format';
 import { openaiChatWireFormat, openaiResponsesWireFormat } from './openai/wire-format';
-
-/** One provider API as the transport seams see it. */
-export interface WireFormat {
-  /** The `replyFormat` its requests carry, `{provider}.{api}`; unique in the list. */
-  readonly name: ReplyFormat;
-  /**
-   * The SDK whose client hook checks this format's requests when they carry
-   * its version (`x-stainless-package-version`): the fetch seam leaves those
-   * to the hook. None for a provider checked at the fetch seam only.
-   */
-  readonly clientModule?: string;
-  /** A cheap test on a URL string: false when it cannot name one of its paths, so most fetches skip parsing the URL. */
-  mayBeModelURL(url: string): boolean;
-  /** Whether a URL path (`URL.pathname`) is one of its model requests. */
-  isModelPath(path: string): boolean;
-  /** The model request a POST of the JSON `body` to `path` is (undefined: not one). Never throws. */
-  request(path: string, body: Record<string, unknown>): ModelRequest | undefined;
-  /** The reply in a JSON response body (undefined: none). */
-  replyFromBody(body: unknown): Reply | undefined;
-  /** A fresh assembler for one reply streamed as server-sent events. */
-  assembler(): ReplyAssembler;
-}
 
 /** Every provider wire format; their paths do not overlap. */
 export const WIRE_FORMATS: readonly WireFormat[] = [openaiChatWireFormat, openaiResponsesWireFormat, anthropicWireFormat, geminiWireFormat];
@@ -60,3 +39,5 @@ export function replyFromBody(format: ReplyFormat, body: unknown): Reply | undef
 export function replyAssembler(format: ReplyFormat): ReplyAssembler {
   return wireFormatNamed(format)?.assembler() ?? { event: () => {}, reply: () => undefined };
 }
+
+export type { WireFormat } from './wire-format';

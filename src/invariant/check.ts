@@ -4,19 +4,17 @@
 // if the request is not the fold, a pairing diagnosis would be about a list
 // already known to be wrong.
 
-import { isStableMessage } from '../adapters/stable-messages';
+import { isStableMessage } from './stable-messages';
 import { SessionLog } from '../log/session-log';
 import { firstOrphan } from '../log/tool-call-index';
 import { describeThrown } from '../result';
 import { classify } from './classify';
 import { fingerprintOf } from './fingerprint';
 import { fieldsDiffering, messagesMatch } from './message-equality';
-import { MAX_REQUEST_MESSAGES, type Message } from './messages';
+import { MAX_REQUEST_MESSAGES, type Message } from '../model/messages';
 import { sketch } from './sketch';
 import { isStackExhaustion } from './stack-exhaustion';
 import type { CheckResult, ViolationDetails } from './violation';
-
-export { MAX_REQUEST_MESSAGES };
 
 const PASS: CheckResult = Object.freeze({ ok: true });
 
@@ -48,7 +46,7 @@ const PASS: CheckResult = Object.freeze({ ok: true });
  * When the log only grew since the last request checked against it, the
  * leading messages that request matched and that cannot have changed since
  * (the log's own messages, and the canonical messages the request path makes
- * and reuses, see adapters/stable-messages.ts), re-sent as the same objects
+ * and reuses, see stable-messages.ts), re-sent as the same objects
  * at the same positions, are not compared again: only what follows them is
  * (see `matchedPrefix`). The result is the full comparison's, always.
  */
@@ -181,7 +179,7 @@ function remember(
  * Whether `entry` is sure to read the same whenever it is seen again: the
  * fold's own (frozen) message, or a canonical message the request path made
  * and reuses, which it hands out again only while the provider entry it was
- * read from is unchanged (adapters/entry-memo.ts). An app's own object can be
+ * read from is unchanged (reading/entry-memo.ts). An app's own object can be
  * changed in place, so it is always compared.
  */
 function unchanging(entry: unknown, folded: Message): boolean {

@@ -4,6 +4,8 @@
 // `undefined` counts as absent and a Date equals its ISO string, as each is
 // once the value goes through JSON (and the log stores what JSON would).
 
+import { jsonOfDate } from '../log/json-safe';
+
 const hasOwn = Object.prototype.hasOwnProperty;
 
 /**
@@ -33,12 +35,6 @@ function equalAt(a: unknown, b: unknown, depth: number): boolean {
   if (depth >= RECURSION_DEPTH) return equalIteratively(a, b);
   if (aIsArray) return arraysEqual(a as unknown[], b as unknown[], depth + 1);
   return objectsEqualAt(a as Record<string, unknown>, b as Record<string, unknown>, undefined, depth + 1);
-}
-
-/** What JSON makes of a Date: its ISO 8601 string, or null for an invalid one. */
-export function jsonOfDate(date: Date): string | null {
-  const ms = date.getTime();
-  return Number.isNaN(ms) ? null : new Date(ms).toISOString();
 }
 
 function dateMatches(date: Date, other: unknown): boolean {

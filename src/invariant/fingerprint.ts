@@ -3,7 +3,7 @@
 // after a mismatch, to pair the messages it cannot line up; the implicit
 // conversation log keeps fingerprints instead of message text.
 
-import { jsonOfDate } from './deep-equal';
+import { jsonOfDate } from '../log/json-safe';
 import { FLAT_FALSE, FLAT_NUMBER, FLAT_STRING, FLAT_TRUE, readFlatObject } from './flat-json';
 import { CACHE_MARKER, NO_ARGUMENTS, isEmptyContent, parseJson, singleText } from './message-equality';
 
@@ -213,10 +213,7 @@ function hashDeep(root: object, walk: Walk): number {
   let hash = enter(root, walk, frames);
   while (frames.length > 0) {
     const frame = frames[frames.length - 1]!;
-    if (hash !== WALK_INTO) {
-      absorb(frame, hash);
-      hash = WALK_INTO;
-    }
+    if (hash !== WALK_INTO) absorb(frame, hash);
     const item = nextItem(frame);
     if (item !== NO_ITEM) {
       const shallow = shallowHash(item, walk);

@@ -4,7 +4,7 @@
 // with its reason, in docs/behaviour.md §4 ("What is not a difference").
 
 import { deepEqual, objectsEqual } from './deep-equal';
-import type { Message } from './messages';
+import type { Message } from '../model/messages';
 import type { FingerprintField } from './violation';
 
 const hasOwn = Object.prototype.hasOwnProperty;

@@ -1,7 +1,7 @@
 // Modes and where they come from.
 
 import { describe } from '../log/events';
-import { warnOnce } from '../telemetry/logger';
+import { warnOnce } from '../warnings';
 
 /**
  * What a violation does. `warn` (the default) records it and logs a warning,

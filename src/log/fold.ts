@@ -1,6 +1,6 @@
 // The fold: which surface events the model sees, in what order, as messages.
 
-import type { Message, Role } from '../invariant/messages';
+import type { Message, Role } from '../model/messages';
 import { isSurfaceType, positionOf, type SessionEvent, type SurfaceEventType } from './events';
 import { defineTimeField } from './frozen-time';
 import { IntervalSet } from './interval-set';
@@ -39,7 +39,7 @@ export function projectEvent(event: SessionEvent): Message {
   if ('toolCallId' in data) message.toolCallId = data.toolCallId ?? null;
   if ('name' in data) message.name = data.name ?? null;
   if ('reasoningContent' in data) message.reasoningContent = data.reasoningContent ?? null;
-  message.metadata = (data.metadata ?? NO_METADATA) as Record<string, unknown>;
+  message.metadata = data.metadata ?? NO_METADATA;
   defineTimeField(message, 'createdAt', event.time.getTime());
   return Object.freeze(message);
 }

@@ -2,9 +2,8 @@
 // unchanged is admitted, so `fromEvents(JSON.parse(JSON.stringify(log)))`
 // folds exactly like the log it came from.
 
-import { jsonOfDate } from '../invariant/deep-equal';
 import { refusal } from '../result';
-import { InvalidEventError, type Validated } from './events';
+import { InvalidEventError, type Validated } from './invalid-event';
 
 /**
  * The most values (strings, numbers, objects, array slots, ...) one event's
@@ -13,6 +12,12 @@ import { InvalidEventError, type Validated } from './events';
  * of values (`d = [d, d]` nested 25 times) is refused in linear time instead
  * of being copied for minutes.
  */
+/** What JSON makes of a Date: its ISO 8601 string, or null for an invalid one. */
+export function jsonOfDate(date: Date): string | null {
+  const ms = date.getTime();
+  return Number.isNaN(ms) ? null : new Date(ms).toISOString();
+}
+
 export const MAX_DATA_VALUES = 1_000_000;
 
 interface Copied {
@@ -79,12 +84,14 @@ function copyValue(value: unknown, path: string, state: CopyState): Copied {
     case 'symbol':
     case 'bigint':
       throw new Refused('unserializable', path, `${path} is a ${typeof value}, which cannot be serialized`);
+    case 'object':
+      break; // null, arrays, Dates and objects: below
   }
   if (value === null) {
     spend(state, 1, path);
     return { value: null, size: 1 };
   }
-  const obj = value as object;
+  const obj = value;
   if (obj instanceof Date) {
     const iso = jsonOfDate(obj);
     if (iso === null) throw new Refused('unserializable', path, `${path} is an invalid Date, which cannot be serialized`);

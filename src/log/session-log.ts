@@ -1,9 +1,8 @@
 // The append-only session log and its memoized fold.
 
-import { MAX_REQUEST_MESSAGES, type Message } from '../invariant/messages';
+import { MAX_REQUEST_MESSAGES, type Message } from '../model/messages';
 import { describeThrown, refusal, type Outcome } from '../result';
 import {
-  InvalidEventError,
   describe,
   isSurfaceType,
   positionOf,
@@ -13,8 +12,9 @@ import {
   type EventType,
   type SessionEvent,
 } from './events';
-import { appendMessageExactly } from './append-message';
-import { logWarning } from '../telemetry/logger';
+import { InvalidEventError } from './invalid-event';
+import { messageEvent } from './message-event';
+import { logWarning } from '../warnings';
 import { projectEvent, visibleSurface } from './fold';
 import { defineTimeField } from './frozen-time';
 
@@ -272,5 +272,6 @@ function seedMessage(log: SessionLog, messages: readonly Message[], index: numbe
     return refusal(new InvalidEventError('invalid_data', `the message cannot be read: ${describeThrown(error)}`));
   }
   // Exactly as given: seeding reproduces its input, unnamed tool results included.
-  return appendMessageExactly(log, message);
+  const read = messageEvent(message);
+  return read.ok ? log.append(read.type, read.data, read.createdAt) : read;
 }

@@ -1,7 +1,7 @@
 // Which tool calls a message list has made so far, kept incrementally for the
 // fold: the check's tool pairing and the naming of tool results read it.
 
-import type { Message } from '../invariant/messages';
+import type { Message } from '../model/messages';
 
 /** The first tool message with no preceding call for its id (a null id included). */
 export interface Orphan {

@@ -3,7 +3,7 @@
 
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, extname, join, resolve } from 'node:path';
-import { logWarning } from '../telemetry/logger';
+import { logWarning } from '../warnings';
 
 /** Set by register.mts before it loads the registration: the ESM loader hook is in place. */
 export const ESM_HOOK_FLAG = Symbol.for('nous-session-invariant.esm-hook');

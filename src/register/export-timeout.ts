@@ -4,8 +4,10 @@
 // keeps a finished app alive that long at exit. Register's default is shorter.
 
 import { readMillis } from './numeric-env';
-import type { Signal } from './otlp-http-exporters';
 import { withVariable } from './scoped-env';
+
+/** An OpenTelemetry signal, as its environment variables name it. */
+export type Signal = 'TRACES' | 'METRICS' | 'LOGS';
 
 /** Register's OTLP export timeout when none is configured, in ms; also the bound on a failing export at exit. */
 export const DEFAULT_EXPORT_TIMEOUT_MS = 2_000;

@@ -4,7 +4,7 @@
 // every millisecond. A value out of range is clamped, one that is no positive
 // number ignored (the default applies), each with one warning.
 
-import { warnOnce } from '../telemetry/logger';
+import { warnOnce } from '../warnings';
 
 /** The longest delay Node's setTimeout and setInterval honour. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;

@@ -8,9 +8,8 @@ import type { LogRecordExporter } from '@opentelemetry/sdk-logs';
 import type { PushMetricExporter } from '@opentelemetry/sdk-metrics';
 import type { SpanExporter } from '@opentelemetry/sdk-trace';
 import { deadlineAgentFactory, type AgentFactory } from './deadline-agent';
-import { exportTimeoutFor } from './export-timeout';
+import { exportTimeoutFor, type Signal } from './export-timeout';
 
-export type Signal = 'TRACES' | 'METRICS' | 'LOGS';
 type ExporterOptions = { timeoutMillis: number; httpAgentOptions: AgentFactory };
 
 const PACKAGES: Record<Signal, { json: string; protobuf: string; exporter: string }> = {

@@ -5,7 +5,7 @@
 import type { NodeSDK } from '@opentelemetry/sdk-node';
 import { SessionInvariantInstrumentation } from '../instrumentation/session-invariant-instrumentation';
 import { describeThrown } from '../result';
-import { logWarning } from '../telemetry/logger';
+import { logWarning } from '../warnings';
 import { ensureContextManager, registeredMeterProvider, registeredTracerProvider } from './existing-setup';
 import { flushOnExit } from './exit-flush';
 import { laterSetupWarning, laterSetups } from './later-setups';

@@ -12,46 +12,18 @@
 import { check } from '../invariant/check';
 import { resolveMode, type Mode } from '../invariant/mode';
 import { getActiveSession, type SessionBinding } from '../invariant/session-binding';
-import { actOnCheck, captureContentFromEnv, type CheckReaction } from '../invariant/verify';
+import { actOnCheck, captureContentFromEnv, type CheckReaction } from '../reaction/act-on-check';
 import { SessionInvariantViolation } from '../invariant/violation';
-import type { Message } from '../invariant/messages';
+import type { Message } from '../model/messages';
 import { contained } from '../telemetry/internal-error';
-import { warnOnce } from '../telemetry/logger';
+import { warnOnce } from '../warnings';
 import { conversationIdOf } from '../log/conversation-id';
 import { startCheckSpan } from '../telemetry/check-span';
 import { currentHost, type HostSettings, type RequestCheckHost } from './host';
 import type { CallOptions, ModelRequest, Seam } from './model-request';
 import { implicitLogEnabled, implicitLogs } from './implicit/registry';
 import { uncheckedReason } from './log-guards';
-
-/**
- * One message of a reply as the provider stored it: the items it is made of
- * (a Responses message item, then one item per function call), by id, in
- * order. A later request may refer to them (`item_reference`) instead of
- * re-sending them, all of them or some, with the rest sent inline.
- */
-export interface StoredReplyMessage {
-  message: Message;
-  /** The items, in order; a call's item names the call id it carries. */
-  pieces: ReadonlyArray<{ readonly id: string; readonly callId?: string | undefined }>;
-}
-
-/** What else a seam knows of a reply it reports (see `Reply` in integrations/http/reply-assemblers.ts). */
-export interface ReplyContext {
-  /** The other choices of a request with `n` > 1: replies the model sent as well, any of which the app may continue with. */
-  readonly siblings?: ReadonlyArray<readonly Message[]> | undefined;
-  /** The provider's id for the reply, which a later request may continue from (`previous_response_id`, a thread's `previous_message_id`). */
-  readonly id?: string | undefined;
-}
-
-/** What the seam reports back once the model has answered: its reply, in canonical form. */
-export interface PendingReply {
-  /**
-   * The model's reply; `stored`, the reply's messages as items a later
-   * request may refer to by id; `context`, its sibling choices and its id.
-   */
-  reply(messages: readonly Message[], stored?: readonly StoredReplyMessage[], context?: ReplyContext): void;
-}
+import type { PendingReply } from './reply';
 
 const isStrictViolation = (error: unknown): boolean => error instanceof SessionInvariantViolation;
 
@@ -106,9 +78,7 @@ function checkWith(host: RequestCheckHost, request: ModelRequest, call: CallOpti
     // With no bound log, a chain whose start this process saw is followed: what it adds and the reply extend the
     // conversation, so that a later request re-sending the whole history is checked against it.
     const followed =
-      log === undefined && request.continues !== undefined
-        ? implicitLogs(settings.implicit, host.instruments)?.continueHeld(request)
-        : undefined;
+      log === undefined && request.continues !== undefined ? implicitLogs(settings.implicit)?.continueHeld(request) : undefined;
     if (followed === undefined) {
       warnOnce(
         `stateful:${request.provider}:${request.stateful}`,
@@ -161,5 +131,5 @@ function checkWith(host: RequestCheckHost, request: ModelRequest, call: CallOpti
     actOnCheck(check(log, request.messages as readonly Message[]), reaction);
     return undefined;
   }
-  return implicitLogs(settings.implicit, host.instruments)?.check(request, reaction).pending;
+  return implicitLogs(settings.implicit)?.check(request, reaction).pending;
 }

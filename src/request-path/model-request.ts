@@ -1,7 +1,7 @@
 // What a seam hands the request path: one model request, in canonical form.
 
 import type { Span } from '@opentelemetry/api';
-import type { Message } from '../invariant/messages';
+import type { Message } from '../model/messages';
 import type { Mode } from '../invariant/mode';
 import type { SessionLog } from '../log/session-log';
 

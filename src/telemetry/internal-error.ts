@@ -3,7 +3,7 @@
 
 import { describeThrown } from '../result';
 import { instrumentsFromGlobal, type InvariantInstruments } from './instruments';
-import { warnOnce } from './logger';
+import { warnOnce } from '../warnings';
 import { ATTR_WHERE } from './semconv';
 
 /** Counts a caught failure and warns about it once per `where`. Never throws. */

@@ -66,8 +66,8 @@ export function layoutOf(kind: string, log: string | undefined, a: OtlpAttribute
   if (index - shown > 0) rows.push(both(0, index - shown, 'same'));
   for (let p = index - shown; p < index; p++) rows.push(both(p, 1, 'same'));
 
-  let requestAt = index;
-  let logAt = index;
+  let requestAt: number;
+  let logAt: number;
   if (kind === 'order') {
     // Same messages, another order: the first one out of place is marked on both sides.
     if (index < requestLength && index < logLength) rows.push(both(index, 1, 'moved'));

@@ -7,7 +7,7 @@ import { GoogleGenAI, type Content } from '@google/genai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionInvariantViolation, VIOLATION_METRIC, setLogger } from '../../src/index';
 import { CHECKS_METRIC } from '../../src/telemetry/semconv';
-import { resetWarnings } from '../../src/telemetry/logger';
+import { resetWarnings } from '../../src/warnings';
 import { instrument, type Instrumented } from '../support/instrumented';
 import { startFakeGemini, type FakeGemini } from '../support/fake-gemini';
 
@@ -27,9 +27,7 @@ afterAll(async () => {
   await server.close();
 });
 
-async function total(metric: string): Promise<number> {
-  return (await env.otel.points(metric)).reduce((n, p) => n + p.value, 0);
-}
+const total = (metric: string): Promise<number> => env.otel.total(metric);
 
 const user = (text: string): Content => ({ role: 'user', parts: [{ text }] });
 

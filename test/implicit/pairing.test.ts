@@ -4,7 +4,7 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Message } from '../../src/invariant/messages';
+import type { Message } from '../../src/model/messages';
 import { orphanedToolResult } from '../../src/request-path/implicit/pairing';
 
 /** The rule as stated: one set of every call id seen so far. */
@@ -25,7 +25,7 @@ const message: fc.Arbitrary<Message> = fc.oneof(
     .array(id, { maxLength: 3 })
     .map((ids): Message => ({ role: 'assistant', content: null, toolCalls: ids.map((i) => ({ id: i, name: 'f', arguments: {} })) })),
   id.map((i): Message => ({ role: 'tool', content: 'r', toolCallId: i })),
-  fc.constant<Message>({ role: 'tool', content: 'r', toolCallId: null as unknown as string }),
+  fc.constant<Message>({ role: 'tool', content: 'r', toolCallId: null }),
   // A run of filler between a call and its result, so that some calls are further back than the look-back.
   fc.integer({ min: 1, max: 12 }).map((n): Message => ({ role: 'user', content: 'x'.repeat(n) })),
 );

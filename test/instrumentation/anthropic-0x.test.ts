@@ -19,10 +19,11 @@ import { fromAnthropicReply } from '../../src/integrations/anthropic/adapter';
 import { ANTHROPIC_SUPPORTED } from '../../src/integrations/anthropic/integration';
 import { MAX_REPLY_BYTES } from '../../src/integrations/http/reply-reader';
 import { CHECKS_METRIC } from '../../src/telemetry/semconv';
-import { resetWarnings } from '../../src/telemetry/logger';
+import { resetWarnings } from '../../src/warnings';
 import { startFakeProvider, type FakeProvider } from '../support/fake-provider';
 import { PACKAGE_ROOT } from '../support/run-node';
 import { registerOtel, type OtelHarness } from '../support/otel';
+import { weatherToolLog } from '../support/transcripts';
 
 /** The fixture folders, by the version they pin. */
 const ANTHROPIC_0X = [
@@ -65,23 +66,6 @@ beforeEach(() => {
 });
 afterEach(() => setLogger(null));
 
-async function total(metric: string, kind?: string): Promise<number> {
-  const points = await otel.points(metric);
-  return points.filter((p) => !kind || p.attributes['nous.session.invariant.kind'] === kind).reduce((n, p) => n + p.value, 0);
-}
-
-function toolLog(): SessionLog {
-  const log = new SessionLog();
-  log.append('system_message', { content: 'You are a weather bot.' });
-  log.append('user_message', { content: 'Umbrella in Lisbon?' });
-  log.append('assistant_message', {
-    content: 'Let me look.',
-    toolCalls: [{ id: 'toolu_1', name: 'get_weather', arguments: { city: 'Lisbon' } }],
-  });
-  log.append('tool_result', { content: '{"rain":true}', toolCallId: 'toolu_1', name: 'get_weather' });
-  return log;
-}
-
 const tools = [
   { name: 'get_weather', description: 'The weather', input_schema: { type: 'object', properties: { city: { type: 'string' } } } },
 ];
@@ -103,13 +87,13 @@ describe.each(ANTHROPIC_0X)('@anthropic-ai/sdk $version', ({ version, root }) =>
   const request = (log: SessionLog) => ({ model: 'claude-test', max_tokens: 64, ...toAnthropic(log.deriveMessages()) });
 
   it('is in the supported range, and no warning says otherwise', async () => {
-    await withSession(toolLog(), () => client().messages.create(request(toolLog())));
+    await withSession(weatherToolLog(), () => client().messages.create(request(weatherToolLog())));
     expect(warn.mock.calls.filter(([m]) => /@anthropic-ai\/sdk/.test(m as string))).toEqual([]);
     expect(semver.satisfies(version, ANTHROPIC_SUPPORTED)).toBe(true);
   });
 
   it('a correct tool loop is silent against a bound log, every request checked', async () => {
-    const [violations, checks] = [await total(VIOLATION_METRIC), await total(CHECKS_METRIC)];
+    const [violations, checks] = [await otel.total(VIOLATION_METRIC), await otel.total(CHECKS_METRIC)];
     const log = new SessionLog();
     log.append('system_message', { content: 'You are a weather bot.' });
     log.append('user_message', { content: 'Umbrella in Lisbon?' });
@@ -124,12 +108,12 @@ describe.each(ANTHROPIC_0X)('@anthropic-ai/sdk $version', ({ version, root }) =>
       }
       for (const call of calls) log.append('tool_result', { content: '{"rain":true}', toolCallId: call.id!, name: call.name! });
     }
-    expect(await total(CHECKS_METRIC)).toBe(checks + 3);
-    expect(await total(VIOLATION_METRIC)).toBe(violations);
+    expect(await otel.total(CHECKS_METRIC)).toBe(checks + 3);
+    expect(await otel.total(VIOLATION_METRIC)).toBe(violations);
   });
 
   it('a correct tool loop is silent against the implicit log (no session bound)', async () => {
-    const [violations, checks] = [await total(VIOLATION_METRIC), await total(CHECKS_METRIC)];
+    const [violations, checks] = [await otel.total(VIOLATION_METRIC), await otel.total(CHECKS_METRIC)];
     const system = 'You are a weather bot.';
     const messages: Array<{ role: string; content: unknown }> = [{ role: 'user', content: `Umbrella in Lisbon? (${version})` }];
     for (let step = 0; step < 4; step++) {
@@ -142,14 +126,14 @@ describe.each(ANTHROPIC_0X)('@anthropic-ai/sdk $version', ({ version, root }) =>
           : { role: 'user', content: 'And in Porto?' },
       );
     }
-    expect(await total(CHECKS_METRIC)).toBe(checks + 4);
-    expect(await total(VIOLATION_METRIC)).toBe(violations);
+    expect(await otel.total(CHECKS_METRIC)).toBe(checks + 4);
+    expect(await otel.total(VIOLATION_METRIC)).toBe(violations);
   });
 
   it('a dropped tool result is missing_message, on the span of the request', async () => {
-    const log = toolLog();
+    const log = weatherToolLog();
     const { system, messages } = toAnthropic(log.deriveMessages());
-    const before = await total(VIOLATION_METRIC, 'missing_message');
+    const before = await otel.total(VIOLATION_METRIC, 'missing_message');
     await trace.getTracer('app').startActiveSpan('agent step', async (span) => {
       await withSession(log, () =>
         client().messages.create({ model: 'claude-test', max_tokens: 64, system, messages: messages.slice(0, 2) }),
@@ -158,13 +142,13 @@ describe.each(ANTHROPIC_0X)('@anthropic-ai/sdk $version', ({ version, root }) =>
     });
     const events = otel.spans.getFinishedSpans().flatMap((s) => s.events.map((e) => e.attributes?.['nous.session.invariant.kind']));
     expect(events).toEqual(['missing_message']);
-    expect(await total(VIOLATION_METRIC, 'missing_message')).toBe(before + 1);
+    expect(await otel.total(VIOLATION_METRIC, 'missing_message')).toBe(before + 1);
   });
 
   it('does not alter the request: the server receives the body as built, bound or not', async () => {
-    const params = request(toolLog());
+    const params = request(weatherToolLog());
     const sent = JSON.parse(JSON.stringify(params)) as unknown;
-    await withSession(toolLog(), () => client().messages.create(params));
+    await withSession(weatherToolLog(), () => client().messages.create(params));
     expect(server.received.at(-1)!.body).toEqual(sent);
     await client().messages.create(params);
     expect(server.received.at(-1)!.body).toEqual(sent);
@@ -172,8 +156,8 @@ describe.each(ANTHROPIC_0X)('@anthropic-ai/sdk $version', ({ version, root }) =>
   });
 
   it('stream() works and is checked', async () => {
-    const before = await total(VIOLATION_METRIC, 'extra_message');
-    const log = toolLog();
+    const before = await otel.total(VIOLATION_METRIC, 'extra_message');
+    const log = weatherToolLog();
     const { system, messages } = toAnthropic(log.deriveMessages());
     const final = await withSession(log, () =>
       client()
@@ -181,26 +165,26 @@ describe.each(ANTHROPIC_0X)('@anthropic-ai/sdk $version', ({ version, root }) =>
         .finalMessage(),
     );
     expect(final.content[0]).toMatchObject({ type: 'text' });
-    expect(await total(VIOLATION_METRIC, 'extra_message')).toBe(before + 1);
+    expect(await otel.total(VIOLATION_METRIC, 'extra_message')).toBe(before + 1);
   });
 
   it('create({ stream: true }) works and is checked; a correct request is silent', async () => {
-    const [violations, checks] = [await total(VIOLATION_METRIC), await total(CHECKS_METRIC)];
-    const log = toolLog();
+    const [violations, checks] = [await otel.total(VIOLATION_METRIC), await otel.total(CHECKS_METRIC)];
+    const log = weatherToolLog();
     const stream = (await withSession(log, () => client().messages.create({ ...request(log), stream: true }))) as AsyncIterable<{
       type: string;
     }>;
     const types: string[] = [];
     for await (const event of stream) types.push(event.type);
     expect(types.at(-1)).toBe('message_stop');
-    expect(await total(CHECKS_METRIC)).toBe(checks + 1);
-    expect(await total(VIOLATION_METRIC)).toBe(violations);
+    expect(await otel.total(CHECKS_METRIC)).toBe(checks + 1);
+    expect(await otel.total(VIOLATION_METRIC)).toBe(violations);
   });
 
   it('strict mode throws before the server receives the request', async () => {
     const sent = server.received.length;
     const call = withSession(
-      toolLog(),
+      weatherToolLog(),
       () => client().messages.create({ model: 'claude-test', max_tokens: 64, messages: [{ role: 'user', content: 'ghost' }] }),
       { mode: 'strict' },
     );
@@ -220,14 +204,14 @@ describe.each(ANTHROPIC_0X)('@anthropic-ai/sdk $version', ({ version, root }) =>
         messages: [{ role: 'user', content: `Tell me a long story (${version}, ${streamed}).` }],
       };
       // The implicit log saw the reply: within one run (the app's span), a next request that leaves it out is reported.
-      const before = await total(VIOLATION_METRIC, 'missing_message');
+      const before = await otel.total(VIOLATION_METRIC, 'missing_message');
       await trace.getTracer('app').startActiveSpan('turn', async (span) => {
         const first = streamed ? await messages.stream(params).finalMessage() : ((await messages.create(params)) as Reply);
         expect(first.content[0]!.text).toHaveLength(text.length);
         await messages.create({ ...params, messages: [...params.messages, { role: 'user', content: 'Shorter, please.' }] });
         span.end();
       });
-      expect(await total(VIOLATION_METRIC, 'missing_message')).toBe(before + 1);
+      expect(await otel.total(VIOLATION_METRIC, 'missing_message')).toBe(before + 1);
     } finally {
       await long.close();
     }
@@ -251,15 +235,15 @@ describe.each(ANTHROPIC_0X)('@anthropic-ai/sdk $version', ({ version, root }) =>
   });
 
   it('a retried attempt is checked and counted once', async () => {
-    const [violations, checks] = [await total(VIOLATION_METRIC), await total(CHECKS_METRIC)];
+    const [violations, checks] = [await otel.total(VIOLATION_METRIC), await otel.total(CHECKS_METRIC)];
     const sent = server.received.length;
     server.failNext(1);
-    await withSession(toolLog(), () =>
+    await withSession(weatherToolLog(), () =>
       client(2).messages.create({ model: 'claude-test', max_tokens: 64, messages: [{ role: 'user', content: 'ghost' }] }),
     );
     expect(server.received.length - sent).toBe(2);
-    expect((await total(VIOLATION_METRIC)) - violations).toBe(1);
-    expect((await total(CHECKS_METRIC)) - checks).toBe(1);
+    expect((await otel.total(VIOLATION_METRIC)) - violations).toBe(1);
+    expect((await otel.total(CHECKS_METRIC)) - checks).toBe(1);
   });
 });
 
@@ -280,7 +264,8 @@ async function startLongReplyProvider(text: string): Promise<{ url: string; clos
       const usage = { input_tokens: 10, output_tokens: 1000 };
       if (!(JSON.parse(body) as { stream?: boolean }).stream) {
         res.writeHead(200, { 'content-type': 'application/json' });
-        return res.end(JSON.stringify({ ...message, content: [{ type: 'text', text }], usage }));
+        res.end(JSON.stringify({ ...message, content: [{ type: 'text', text }], usage }));
+        return;
       }
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       const send = (data: { type: string } & Record<string, unknown>) =>

@@ -1,8 +1,9 @@
 import { trace } from '@opentelemetry/api';
 import { describe, expect, it } from 'vitest';
-import { SessionInvariantViolation, SessionLog, VIOLATION_METRIC, withSession } from '../../src/index';
+import { SessionInvariantViolation, VIOLATION_METRIC, withSession } from '../../src/index';
 import { toAnthropic } from '../../src/adapters';
 import { useInstrumentedProvider } from '../support/instrumented';
+import { weatherToolLog } from '../support/transcripts';
 
 const suite = useInstrumentedProvider({ mode: 'warn' });
 
@@ -10,36 +11,19 @@ function client(maxRetries = 0) {
   return new suite.env.anthropic.Anthropic({ apiKey: 'test-key', baseURL: suite.server.anthropicBaseURL, maxRetries });
 }
 
-function toolLog(): SessionLog {
-  const log = new SessionLog();
-  log.append('system_message', { content: 'You are a weather bot.' });
-  log.append('user_message', { content: 'Umbrella in Lisbon?' });
-  log.append('assistant_message', {
-    content: 'Let me look.',
-    toolCalls: [{ id: 'toolu_1', name: 'get_weather', arguments: { city: 'Lisbon' } }],
-  });
-  log.append('tool_result', { content: '{"rain":true}', toolCallId: 'toolu_1', name: 'get_weather' });
-  return log;
-}
-
-async function violationCount(kind?: string) {
-  const points = await suite.env.otel.points(VIOLATION_METRIC);
-  return points.filter((p) => !kind || p.attributes['nous.session.invariant.kind'] === kind).reduce((n, p) => n + p.value, 0);
-}
-
 describe('anthropic messages', () => {
   it('create: system is the overlay slot, tool_use and tool_result reconstruct the fold', async () => {
-    const log = toolLog();
-    const before = await violationCount();
+    const log = weatherToolLog();
+    const before = await suite.env.otel.total(VIOLATION_METRIC);
     const message = await withSession(log, () =>
       client().messages.create({ model: 'claude-test', max_tokens: 64, ...toAnthropic(log.deriveMessages()) }),
     );
     expect((message as { content: Array<{ text: string }> }).content[0]!.text).toMatch(/^answer/);
-    expect(await violationCount()).toBe(before);
+    expect(await suite.env.otel.total(VIOLATION_METRIC)).toBe(before);
   });
 
   it('a dropped tool result is missing_message, on the span of the request', async () => {
-    const log = toolLog();
+    const log = weatherToolLog();
     const { system, messages } = toAnthropic(log.deriveMessages());
     await trace.getTracer('app').startActiveSpan('agent step', async (span) => {
       await withSession(log, () =>
@@ -54,11 +38,11 @@ describe('anthropic messages', () => {
     expect(events[0]!.kind).toBe('missing_message');
     // The SDK's own call span (its built-in OpenTelemetry) is the span of the request.
     expect(events[0]!.span).toBe('anthropic.messages.create');
-    expect(await violationCount('missing_message')).toBeGreaterThanOrEqual(1);
+    expect(await suite.env.otel.total(VIOLATION_METRIC, 'missing_message')).toBeGreaterThanOrEqual(1);
   });
 
   it('does not alter the request: a tool_result block (which carries no name) reaches the server as built, bound or not', async () => {
-    const log = toolLog();
+    const log = weatherToolLog();
     const params = { model: 'claude-test', max_tokens: 64, ...toAnthropic(log.deriveMessages()) };
     const sent = JSON.parse(JSON.stringify(params)) as unknown;
     await withSession(log, () => client().messages.create(params));
@@ -70,8 +54,8 @@ describe('anthropic messages', () => {
   });
 
   it('stream() still works and is checked', async () => {
-    const log = toolLog();
-    const before = await violationCount('extra_message');
+    const log = weatherToolLog();
+    const before = await suite.env.otel.total(VIOLATION_METRIC, 'extra_message');
     const request = toAnthropic(log.deriveMessages());
     const stream = withSession(log, () =>
       client().messages.stream({
@@ -83,11 +67,11 @@ describe('anthropic messages', () => {
     );
     const final = await stream.finalMessage();
     expect(final.content[0]).toMatchObject({ type: 'text' });
-    expect(await violationCount('extra_message')).toBe(before + 1);
+    expect(await suite.env.otel.total(VIOLATION_METRIC, 'extra_message')).toBe(before + 1);
   });
 
   it('create({ stream: true }) still works and is checked', async () => {
-    const log = toolLog();
+    const log = weatherToolLog();
     const request = toAnthropic(log.deriveMessages());
     const stream = await withSession(log, () =>
       client().messages.create({ model: 'claude-test', max_tokens: 64, stream: true, ...request }),
@@ -100,7 +84,7 @@ describe('anthropic messages', () => {
   it('strict mode throws before the server receives the request', async () => {
     const sent = suite.server.received.length;
     const call = withSession(
-      toolLog(),
+      weatherToolLog(),
       () => client().messages.create({ model: 'claude-test', max_tokens: 64, messages: [{ role: 'user', content: 'ghost' }] }),
       {
         mode: 'strict',
@@ -111,24 +95,24 @@ describe('anthropic messages', () => {
   });
 
   it('a retried attempt counts once', async () => {
-    const before = await violationCount();
+    const before = await suite.env.otel.total(VIOLATION_METRIC);
     const sent = suite.server.received.length;
     suite.server.failNext(1);
-    await withSession(toolLog(), () =>
+    await withSession(weatherToolLog(), () =>
       client(2).messages.create({ model: 'claude-test', max_tokens: 64, messages: [{ role: 'user', content: 'ghost' }] }),
     );
     expect(suite.server.received.length - sent).toBe(2);
-    expect((await violationCount()) - before).toBe(1);
+    expect((await suite.env.otel.total(VIOLATION_METRIC)) - before).toBe(1);
   });
 
   it('does not check count_tokens', async () => {
-    const before = (await suite.env.otel.points('nous.session.invariant.checks')).reduce((n, p) => n + p.value, 0);
-    await withSession(toolLog(), () =>
+    const before = await suite.env.otel.total('nous.session.invariant.checks');
+    await withSession(weatherToolLog(), () =>
       client()
         .messages.countTokens({ model: 'claude-test', messages: [{ role: 'user', content: 'x' }] })
         .catch(() => undefined),
     );
-    expect((await suite.env.otel.points('nous.session.invariant.checks')).reduce((n, p) => n + p.value, 0)).toBe(before);
+    expect(await suite.env.otel.total('nous.session.invariant.checks')).toBe(before);
   });
 });
 
@@ -152,7 +136,7 @@ describe('anthropic message threads (the server holds the turns), then the whole
   }
 
   it('thread.fork() sends the whole history under a new thread: a continuation, silent', async () => {
-    const before = await violationCount();
+    const before = await suite.env.otel.total(VIOLATION_METRIC);
     await inUserSpan(async () => {
       const thread = await twoTurns('fork');
       const fork = thread.fork();
@@ -162,11 +146,11 @@ describe('anthropic message threads (the server holds the turns), then the whole
       expect(sent.messages).toHaveLength(5);
       await fork.send({ role: 'user', content: 'Thanks' });
     });
-    expect(await violationCount()).toBe(before);
+    expect(await suite.env.otel.total(VIOLATION_METRIC)).toBe(before);
   });
 
   it("the SDK's own replay after thread_not_found re-sends the whole history: a continuation, silent", async () => {
-    const before = await violationCount();
+    const before = await suite.env.otel.total(VIOLATION_METRIC);
     await inUserSpan(async () => {
       const thread = await twoTurns('replay');
       suite.server.loseThreadNext();
@@ -176,12 +160,12 @@ describe('anthropic message threads (the server holds the turns), then the whole
       expect(replay!.body.thread).toEqual({ type: 'create' });
       expect(replay!.body.messages).toHaveLength(5);
     });
-    expect(await violationCount()).toBe(before);
+    expect(await suite.env.otel.total(VIOLATION_METRIC)).toBe(before);
   });
 
   it('a new thread over the history with a reply the server held dropped, or edited, is missing_message, once each', async () => {
-    const before = await violationCount('missing_message');
-    const all = await violationCount();
+    const before = await suite.env.otel.total(VIOLATION_METRIC, 'missing_message');
+    const all = await suite.env.otel.total(VIOLATION_METRIC);
     await inUserSpan(async () => {
       const thread = await twoTurns('dropped');
       const history = thread.messages;
@@ -189,7 +173,7 @@ describe('anthropic message threads (the server holds the turns), then the whole
       const dropped = [...history.slice(0, 3), { role: 'user' as const, content: 'And tomorrow?' }]; // the last reply left out
       await client().beta.messages.thread({ model: 'claude-test', max_tokens: 64, system: 'You are brief.', messages: dropped }).send();
     });
-    expect(await violationCount('missing_message')).toBe(before + 1);
+    expect(await suite.env.otel.total(VIOLATION_METRIC, 'missing_message')).toBe(before + 1);
     await inUserSpan(async () => {
       const thread = await twoTurns('edited');
       const history = thread.messages;
@@ -200,7 +184,7 @@ describe('anthropic message threads (the server holds the turns), then the whole
       ];
       await client().beta.messages.thread({ model: 'claude-test', max_tokens: 64, system: 'You are brief.', messages: edited }).send();
     });
-    expect(await violationCount('missing_message')).toBe(before + 2);
-    expect(await violationCount()).toBe(all + 2);
+    expect(await suite.env.otel.total(VIOLATION_METRIC, 'missing_message')).toBe(before + 2);
+    expect(await suite.env.otel.total(VIOLATION_METRIC)).toBe(all + 2);
   });
 });

@@ -13,7 +13,7 @@ const suite = useInstrumentedProvider({ mode: 'warn' });
 const HEADER = 'x-stainless-package-version';
 
 async function checks(): Promise<number> {
-  return (await suite.env.otel.points(CHECKS_METRIC)).reduce((n, p) => n + p.value, 0);
+  return await suite.env.otel.total(CHECKS_METRIC);
 }
 
 /** Checks counted for one direct fetch of a chat completion with these headers. */

@@ -36,7 +36,7 @@ function enable(): void {
 }
 
 async function violations(): Promise<number> {
-  return (await otel.points(VIOLATION_METRIC)).reduce((n, p) => n + p.value, 0);
+  return await otel.total(VIOLATION_METRIC);
 }
 
 const chat = (content: string) => JSON.stringify({ model: 'gpt-test', messages: [{ role: 'user', content }] });
@@ -99,10 +99,10 @@ describe('members of the request are read once', () => {
 
   it('a plain init goes to fetch as the same object', async () => {
     const seen: unknown[] = [];
-    globalThis.fetch = ((_input: unknown, init: unknown) => {
+    globalThis.fetch = (_input: unknown, init: unknown) => {
       seen.push(init);
       return realFetch(`${server.openaiBaseURL}/chat/completions`, init as RequestInit);
-    }) as typeof fetch;
+    };
     enable();
     const init = { method: 'POST', headers: { 'content-type': 'application/json' }, body: chat('Umbrella in Lisbon?') };
     await (await fetch(`${server.openaiBaseURL}/chat/completions`, init)).json();

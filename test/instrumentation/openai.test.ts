@@ -40,12 +40,12 @@ function inUserSpan<T>(fn: () => Promise<T>): Promise<T> {
 describe('openai chat completions', () => {
   it('a request built from the fold passes: one check, no violation', async () => {
     const log = weatherLog();
-    const before = (await suite.env.otel.points(CHECKS_METRIC)).reduce((n, p) => n + p.value, 0);
+    const before = await suite.env.otel.total(CHECKS_METRIC);
     const completion = await withSession(log, () =>
       client().chat.completions.create({ model: 'gpt-test', messages: toOpenAIChat(log.deriveMessages()) }),
     );
     expect(completion.choices[0]!.message.content).toMatch(/^answer/);
-    const after = (await suite.env.otel.points(CHECKS_METRIC)).reduce((n, p) => n + p.value, 0);
+    const after = await suite.env.otel.total(CHECKS_METRIC);
     expect(after - before).toBe(1);
     expect(await violationPoints()).toEqual([]);
     expect(warn).not.toHaveBeenCalled();
@@ -142,7 +142,7 @@ describe('openai chat completions', () => {
       },
       { role: 'tool' as const, tool_call_id: 'call_deep', content: 'done' },
     ];
-    const internalErrors = async () => (await suite.env.otel.points(INTERNAL_ERROR_METRIC)).reduce((n, p) => n + p.value, 0);
+    const internalErrors = async () => await suite.env.otel.total(INTERNAL_ERROR_METRIC);
     const violationsBefore = (await violationPoints()).reduce((n, p) => n + p.value, 0);
     const errorsBefore = await internalErrors();
     const implicitBefore = await checksOf('implicit');
@@ -221,9 +221,9 @@ describe('openai chat completions', () => {
 
   it('with the implicit log switched off, a request with no bound session is not checked', async () => {
     await withImplicitSettings(undefined, false, async () => {
-      const before = (await suite.env.otel.points(CHECKS_METRIC)).reduce((n, p) => n + p.value, 0);
+      const before = await suite.env.otel.total(CHECKS_METRIC);
       await unbound();
-      expect((await suite.env.otel.points(CHECKS_METRIC)).reduce((n, p) => n + p.value, 0)).toBe(before);
+      expect(await suite.env.otel.total(CHECKS_METRIC)).toBe(before);
     });
   });
 
@@ -274,9 +274,9 @@ describe('openai chat completions', () => {
   });
 
   it('mode off in the session skips the check', async () => {
-    const before = (await suite.env.otel.points(CHECKS_METRIC)).reduce((n, p) => n + p.value, 0);
+    const before = await suite.env.otel.total(CHECKS_METRIC);
     await withSession(weatherLog(), () => client().chat.completions.create({ model: 'gpt-test', messages: [] }), { mode: 'off' });
-    expect((await suite.env.otel.points(CHECKS_METRIC)).reduce((n, p) => n + p.value, 0)).toBe(before);
+    expect(await suite.env.otel.total(CHECKS_METRIC)).toBe(before);
   });
 
   it('strict mode throws before the server receives the request', async () => {
@@ -477,7 +477,7 @@ describe('openai responses', () => {
     const fold = log.deriveMessages().slice(1); // no leading system: instructions carry it
     const noSystem = new SessionLog();
     for (const m of fold)
-      noSystem.append(m.role === 'tool' ? 'tool_result' : (`${m.role}_message` as never), { ...m, createdAt: undefined } as never);
+      noSystem.append(m.role === 'tool' ? 'tool_result' : (`${m.role}_message` as never), { ...m, createdAt: undefined });
     const before = (await violationPoints()).reduce((n, p) => n + p.value, 0);
     const response = await withSession(noSystem, () =>
       client().responses.create({ model: 'gpt-test', instructions: 'Be brief.', input: toOpenAIResponses(noSystem.deriveMessages()) }),
@@ -597,9 +597,9 @@ describe('enable and disable', () => {
     expect(proto.prepareOptions.__wrapped).toBe(true);
     suite.env.instrumentation.disable();
     expect(proto.prepareOptions.__wrapped).toBeUndefined();
-    const before = (await suite.env.otel.points(CHECKS_METRIC)).reduce((n, p) => n + p.value, 0);
+    const before = await suite.env.otel.total(CHECKS_METRIC);
     await withSession(weatherLog(), () => client().chat.completions.create({ model: 'gpt-test', messages: [] }));
-    expect((await suite.env.otel.points(CHECKS_METRIC)).reduce((n, p) => n + p.value, 0)).toBe(before);
+    expect(await suite.env.otel.total(CHECKS_METRIC)).toBe(before);
     suite.env.instrumentation.enable();
     expect(proto.prepareOptions.__wrapped).toBe(true);
   });

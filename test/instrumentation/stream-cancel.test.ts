@@ -53,7 +53,6 @@ const STOPS: Record<string, (r: Awaited<ReturnType<typeof endless>>) => Promise<
     await reader.cancel();
   },
   'for await ... break': async ({ iterate }) => {
-    // eslint-disable-next-line no-unreachable-loop
     for await (const _ of iterate()) break;
   },
   'body.cancel()': async ({ response }) => {

@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SessionInvariantViolation, VIOLATION_METRIC, setLogger } from '../../src/index';
 import { CHECKS_METRIC } from '../../src/telemetry/semconv';
-import { resetWarnings } from '../../src/telemetry/logger';
+import { resetWarnings } from '../../src/warnings';
 import { useInstrumentedProvider } from '../support/instrumented';
 
 const suite = useInstrumentedProvider({ mode: 'strict' });
@@ -17,10 +17,6 @@ beforeEach(() => {
   setLogger({ warn: () => {} });
 });
 afterEach(() => setLogger(null));
-
-async function total(metric: string): Promise<number> {
-  return (await suite.env.otel.points(metric)).reduce((n, p) => n + p.value, 0);
-}
 
 /**
  * Two correct turns through `send`, then a third request with the first reply
@@ -35,7 +31,7 @@ async function refusesDrop<M>(send: (messages: M[]) => Promise<M>, user: (text: 
   history.push(user(`Third question ${tag}`));
   const dropped = history.filter((_, i) => i !== 1);
   const sent = suite.server.received.length;
-  const [checks, violations] = [await total(CHECKS_METRIC), await total(VIOLATION_METRIC)];
+  const [checks, violations] = [await suite.env.otel.total(CHECKS_METRIC), await suite.env.otel.total(VIOLATION_METRIC)];
   const thrown = await send(dropped).then(
     () => undefined,
     (error: unknown) => error,
@@ -44,8 +40,8 @@ async function refusesDrop<M>(send: (messages: M[]) => Promise<M>, user: (text: 
   expect(thrown).toMatchObject({ details: { kind: 'missing_message' } });
   expect(suite.server.received.length).toBe(sent);
   // One attempt: checked once, not retried.
-  expect((await total(CHECKS_METRIC)) - checks).toBe(1);
-  expect((await total(VIOLATION_METRIC)) - violations).toBe(1);
+  expect((await suite.env.otel.total(CHECKS_METRIC)) - checks).toBe(1);
+  expect((await suite.env.otel.total(VIOLATION_METRIC)) - violations).toBe(1);
 }
 
 describe('strict mode refuses a broken request before it is sent, with the violation itself, one attempt', () => {

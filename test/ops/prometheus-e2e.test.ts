@@ -25,8 +25,8 @@ function start(command: string, args: string[], env: Record<string, string> = {}
   const child = spawn(command, args, { cwd: PACKAGE_ROOT, env: { ...appEnvironment(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let output = '';
-  child.stdout!.on('data', (c: Buffer) => (output += c.toString('utf8')));
-  child.stderr!.on('data', (c: Buffer) => (output += c.toString('utf8')));
+  child.stdout.on('data', (c: Buffer) => (output += c.toString('utf8')));
+  child.stderr.on('data', (c: Buffer) => (output += c.toString('utf8')));
   return { child, output: () => output };
 }
 

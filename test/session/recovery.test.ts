@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SessionLog, check, setLogger } from '../../src/index';
 import { openTurns, plan, recover } from '../../src/history';
-import { resetWarnings } from '../../src/telemetry/logger';
+import { resetWarnings } from '../../src/warnings';
 
 afterEach(() => setLogger(null));
 

@@ -12,9 +12,7 @@ export function loadAgents(suite: InstrumentedSuite): AgentsModule {
   process.env.OPENAI_AGENTS_DISABLE_TRACING = '1';
   const agents = requireSdk('@openai/agents') as AgentsModule;
   agents.setTracingDisabled(true);
-  agents.setDefaultOpenAIClient(
-    new suite.env.openai.OpenAI({ apiKey: 'test-key', baseURL: suite.server.openaiBaseURL, maxRetries: 0 }) as never,
-  );
+  agents.setDefaultOpenAIClient(new suite.env.openai.OpenAI({ apiKey: 'test-key', baseURL: suite.server.openaiBaseURL, maxRetries: 0 }));
   agents.setOpenAIAPI('responses');
   return agents;
 }

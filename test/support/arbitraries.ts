@@ -67,7 +67,7 @@ export type LogOp =
 
 export function dataOf(message: Message): EventData {
   const { role: _role, ...data } = message;
-  return data as EventData;
+  return data;
 }
 
 export const logOpArb: fc.Arbitrary<LogOp> = fc.oneof(

@@ -33,7 +33,8 @@ export async function startFakeGemini(): Promise<FakeGemini> {
       const match = /\/models\/[^/:]+:(stream)?generateContent$/i.exec(path);
       if (!match) {
         res.writeHead(404, { 'content-type': 'application/json' });
-        return res.end(JSON.stringify({ error: { code: 404, message: `no route ${path}`, status: 'NOT_FOUND' } }));
+        res.end(JSON.stringify({ error: { code: 404, message: `no route ${path}`, status: 'NOT_FOUND' } }));
+        return;
       }
       const parts = replyParts(++counter, body);
       if (match[1]) {
@@ -45,7 +46,8 @@ export async function startFakeGemini(): Promise<FakeGemini> {
           responseId: `r${counter}`,
         });
         for (let i = 0; i < pieces.length; i++) res.write(`data: ${JSON.stringify(chunk(pieces[i]!, i === pieces.length - 1))}\r\n\r\n`);
-        return res.end();
+        res.end();
+        return;
       }
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(

@@ -5,10 +5,10 @@ import { trace } from '@opentelemetry/api';
 import type { Message } from '../../src/index';
 import type { ViolationDetails } from '../../src/invariant/violation';
 import type { InvariantInstruments } from '../../src/telemetry/instruments';
-import type { PendingReply } from '../../src/request-path/check-request';
+import type { PendingReply } from '../../src/request-path/reply';
 import { ImplicitLogs } from '../../src/request-path/implicit/implicit-logs';
 import { inFrameworkRun, type RunKey } from '../../src/request-path/run';
-import { setLogger } from '../../src/telemetry/logger';
+import { setLogger } from '../../src/warnings';
 
 export interface Sent {
   violation: ViolationDetails | undefined;

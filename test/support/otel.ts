@@ -5,6 +5,7 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { InMemoryLogRecordExporter, LoggerProvider, SimpleLogRecordProcessor } from '@opentelemetry/sdk-logs';
 import { MeterProvider, MetricReader, type DataPoint, type MetricData } from '@opentelemetry/sdk-metrics';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import { ATTR_KIND } from '../../src/telemetry/semconv';
 
 /** Collects on demand: the test reads exactly what was recorded so far. */
 export class OnDemandMetricReader extends MetricReader {
@@ -21,6 +22,8 @@ export interface OtelHarness {
   meterProvider: MeterProvider;
   metric(name: string): Promise<MetricData | undefined>;
   points(name: string): Promise<Array<DataPoint<number>>>;
+  /** The sum of a counter's points so far; with `kind`, of those with that violation kind only. */
+  total(name: string, kind?: string): Promise<number>;
   teardown(): Promise<void>;
 }
 
@@ -41,6 +44,10 @@ export function registerOtel(): OtelHarness {
     return resourceMetrics.scopeMetrics.flatMap((s) => s.metrics).find((m) => m.descriptor.name === name);
   }
 
+  async function points(name: string): Promise<Array<DataPoint<number>>> {
+    return ((await metric(name))?.dataPoints ?? []) as Array<DataPoint<number>>;
+  }
+
   return {
     spans,
     logs: logRecords,
@@ -48,8 +55,9 @@ export function registerOtel(): OtelHarness {
     tracerProvider,
     meterProvider,
     metric,
-    async points(name) {
-      return ((await metric(name))?.dataPoints ?? []) as Array<DataPoint<number>>;
+    points,
+    async total(name, kind) {
+      return (await points(name)).filter((p) => kind === undefined || p.attributes[ATTR_KIND] === kind).reduce((n, p) => n + p.value, 0);
     },
     async teardown() {
       trace.disable();

@@ -33,7 +33,7 @@ export function referenceFold(events: readonly SessionEvent[]): Array<[number, M
     if ('toolCallId' in e.data) m.toolCallId = e.data.toolCallId ?? null;
     if ('name' in e.data) m.name = e.data.name ?? null;
     if ('reasoningContent' in e.data) m.reasoningContent = e.data.reasoningContent ?? null;
-    m.metadata = (e.data.metadata ?? {}) as Record<string, unknown>;
+    m.metadata = e.data.metadata ?? {};
     m.createdAt = e.time;
     return [e.seq, m];
   });

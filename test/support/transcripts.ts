@@ -19,6 +19,19 @@ export function exampleLog(): SessionLog {
   return log;
 }
 
+/** A weather bot's log, one Anthropic tool call answered: what the next Messages request continues. */
+export function weatherToolLog(): SessionLog {
+  const log = new SessionLog();
+  log.append('system_message', { content: 'You are a weather bot.' });
+  log.append('user_message', { content: 'Umbrella in Lisbon?' });
+  log.append('assistant_message', {
+    content: 'Let me look.',
+    toolCalls: [{ id: 'toolu_1', name: 'get_weather', arguments: { city: 'Lisbon' } }],
+  });
+  log.append('tool_result', { content: '{"rain":true}', toolCallId: 'toolu_1', name: 'get_weather' });
+  return log;
+}
+
 /** A log whose fold has no leading system message. */
 export function chatLog(...turns: Array<[role: 'user' | 'assistant', text: string]>): SessionLog {
   const log = new SessionLog();

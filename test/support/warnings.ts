@@ -3,7 +3,7 @@
 
 import { afterEach, beforeEach, vi } from 'vitest';
 import { setLogger } from '../../src/index';
-import { resetWarnings } from '../../src/telemetry/logger';
+import { resetWarnings } from '../../src/warnings';
 
 /** Registers the hooks; returns the mock the package warns through. */
 export function captureWarnings() {

@@ -8,8 +8,9 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeProvider, type FakeProvider } from '../support/fake-provider';
-import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver';
-import { PACKAGE_ROOT, runNode } from '../support/run-node';
+import type { OtlpReceiver } from '../support/otlp-receiver';
+import { PACKAGE_ROOT } from '../support/run-node';
+import { runZeroCodeApp, type ZeroCodeRun } from '../support/zero-code-app';
 import { FAULTS } from '../support/faults';
 
 const LOWEST = 'test/versions/anthropic-0.12.4';
@@ -26,26 +27,8 @@ afterAll(async () => {
   await Promise.all(receivers.map((r) => r.close()));
 });
 
-/** Runs an app; returns the kinds of the violations it exported, its checks, the logs they were against, and its stderr. */
-async function runApp(app: string, env: Record<string, string>) {
-  const receiver = await startOtlpReceiver();
-  receivers.push(receiver);
-  const run = await runNode(['--require', 'nous-session-invariant/register', app], {
-    FAKE_PROVIDER_URL: provider.openaiBaseURL,
-    FAKE_ANTHROPIC_URL: provider.anthropicBaseURL,
-    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
-    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-    ...env,
-  });
-  expect(run.stdout, run.stderr).toContain('agent done');
-  const violations = receiver.points('nous.session.invariant.violation');
-  const checks = receiver.points('nous.session.invariant.checks');
-  return {
-    kinds: violations.flatMap((p) => Array<string>(p.value).fill(p.attributes['nous.session.invariant.kind'] as string)).sort(),
-    checks: checks.reduce((n, p) => n + p.value, 0),
-    logs: [...new Set([...violations, ...checks].map((p) => p.attributes['nous.session.invariant.log']))],
-    stderr: run.stderr,
-  };
+function runApp(app: string, env: Record<string, string>): Promise<ZeroCodeRun> {
+  return runZeroCodeApp(app, env, provider, receivers);
 }
 
 describe.each([

@@ -7,8 +7,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeProvider, type FakeProvider } from '../support/fake-provider';
-import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver';
-import { PACKAGE_ROOT, runNode } from '../support/run-node';
+import type { OtlpReceiver } from '../support/otlp-receiver';
+import { PACKAGE_ROOT } from '../support/run-node';
+import { runZeroCodeApp, type ZeroCodeRun } from '../support/zero-code-app';
 import { FAULTS } from '../support/faults';
 
 let provider: FakeProvider;
@@ -26,30 +27,10 @@ afterAll(async () => {
   await Promise.all(receivers.map((r) => r.close()));
 });
 
-/** Runs a fixture app; returns the kinds of the violations it exported, and its checks. */
-async function runApp(app: string, env: Record<string, string>): Promise<{ kinds: string[]; checks: number; logs: unknown[] }> {
-  const receiver = await startOtlpReceiver();
-  receivers.push(receiver);
-  const flag = app.endsWith('.mjs') ? '--import' : '--require';
-  const run = await runNode([flag, 'nous-session-invariant/register', `test/fixtures/zero-code/${app}`], {
-    ...(process.env.SDK_ROOT ? { SDK_ROOT: process.env.SDK_ROOT } : {}),
-    FAKE_PROVIDER_URL: provider.openaiBaseURL,
-    FAKE_ANTHROPIC_URL: provider.anthropicBaseURL,
-    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
-    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-    ...env,
-  });
-  expect(run.stdout, run.stderr).toContain('agent done');
-  const violations = receiver.points('nous.session.invariant.violation');
-  return {
-    kinds: violations.flatMap((p) => Array<string>(p.value).fill(p.attributes['nous.session.invariant.kind'] as string)).sort(),
-    checks: receiver.points('nous.session.invariant.checks').reduce((n, p) => n + p.value, 0),
-    logs: [
-      ...new Set(
-        [...violations, ...receiver.points('nous.session.invariant.checks')].map((p) => p.attributes['nous.session.invariant.log']),
-      ),
-    ],
-  };
+/** Runs a fixture app of test/fixtures/zero-code (with the SDK_ROOT the run was given, if any). */
+function runApp(app: string, env: Record<string, string>): Promise<ZeroCodeRun> {
+  const sdkRoot: Record<string, string> = process.env.SDK_ROOT ? { SDK_ROOT: process.env.SDK_ROOT } : {};
+  return runZeroCodeApp(`test/fixtures/zero-code/${app}`, { ...sdkRoot, ...env }, provider, receivers);
 }
 
 describe.each([

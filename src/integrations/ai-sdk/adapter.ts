@@ -5,7 +5,7 @@
 // message. A tool result's output keeps its type: `text` is string content,
 // every other output is a one-part list holding it.
 
-import type { ContentPart, Message, MessageContent, ToolCall } from '../../invariant/messages';
+import type { ContentPart, Message, MessageContent, ToolCall } from '../../model/messages';
 import {
   collapseText,
   contentFieldsOf,
@@ -20,7 +20,7 @@ import {
   textOf,
   unknownRole,
   building,
-} from '../../adapters/canonical';
+} from '../../reading/canonical';
 
 /**
  * A text part of an AI SDK prompt. Read as `{ type: 'text', text }`: other

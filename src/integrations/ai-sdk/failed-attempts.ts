@@ -8,7 +8,7 @@
 import { fingerprintOf, type Fingerprint } from '../../invariant/fingerprint';
 import { getActiveSession } from '../../invariant/session-binding';
 import type { SessionLog } from '../../log/session-log';
-import type { PendingReply } from '../../request-path/check-request';
+import type { PendingReply } from '../../request-path/reply';
 import { fromAiSdkPrompt } from './adapter';
 
 interface FailedAttempt {

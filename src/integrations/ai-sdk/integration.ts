@@ -2,7 +2,7 @@
 // which lives as long as the instrumentation is enabled, and, on AI SDK 5 and
 // 6, which have no channel, its run functions wrapped so each call is a run.
 
-import type { Integration } from '../../instrumentation/integration';
+import type { Integration } from '../integration';
 import { aiSdkRunDefinition } from './run-hook';
 import { subscribeAiSdkTelemetry } from './telemetry-channel';
 

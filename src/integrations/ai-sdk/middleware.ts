@@ -2,7 +2,8 @@
 // (AI SDK 5, 6 and 7): checks the prompt of every model call (each step of a
 // multi-step tool loop) before the provider is called.
 
-import { checkModelRequest, type PendingReply } from '../../request-path/check-request';
+import { checkModelRequest } from '../../request-path/check-request';
+import type { PendingReply } from '../../request-path/reply';
 import { claimCall, runClaimed } from '../../request-path/call-scope';
 import type { CallOptions } from '../../request-path/model-request';
 import { contained } from '../../telemetry/internal-error';

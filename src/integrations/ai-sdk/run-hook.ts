@@ -8,7 +8,7 @@
 // replies.
 
 import { InstrumentationNodeModuleDefinition, InstrumentationNodeModuleFile } from '@opentelemetry/instrumentation';
-import type { Patcher } from '../../instrumentation/integration';
+import type { Patcher } from '../integration';
 import { inFrameworkRun } from '../../request-path/run';
 
 /** The AI SDK majors without the `ai:telemetry` channel (AI SDK 7 binds its runs through the channel). */
@@ -74,7 +74,7 @@ function patchExports(exports: Record<string, unknown>, patcher: Patcher): Recor
     if (!prototype) continue;
     for (const method of AGENT_METHODS) {
       if (typeof prototype[method] === 'function' && !patcher.isWrapped(prototype[method])) {
-        patcher.wrap(prototype, method, asRun as (original: never) => unknown);
+        patcher.wrap(prototype, method, asRun);
       }
     }
   }

@@ -13,7 +13,7 @@
 import { appendOrWarn } from '../../log/append-message';
 import type { SessionLog } from '../../log/session-log';
 import { messagesMatch } from '../../invariant/message-equality';
-import type { Message } from '../../invariant/messages';
+import type { Message } from '../../model/messages';
 import { fromAiSdkPrompt } from './adapter';
 
 interface StepLike {

@@ -12,7 +12,7 @@ import { callScopeStorage, type CallScope } from '../../request-path/call-scope'
 import { checkModelRequest } from '../../request-path/check-request';
 import { frameworkRunStorage, type RunKey } from '../../request-path/run';
 import { contained } from '../../telemetry/internal-error';
-import { isWalkable } from '../../adapters/canonical';
+import { isWalkable } from '../../reading/canonical';
 import { replyOf } from './middleware';
 import { aiSdkModelRequest } from './model-request';
 
@@ -43,8 +43,8 @@ export function subscribeAiSdkTelemetry(): () => void {
     scopes.set(message as object, scope);
     return scope;
   };
-  channel.start.bindStore(frameworkRunStorage, runOf as (message: unknown) => RunKey);
-  channel.start.bindStore(callScopeStorage, scopeOf as (message: unknown) => CallScope);
+  channel.start.bindStore(frameworkRunStorage, runOf);
+  channel.start.bindStore(callScopeStorage, scopeOf);
   const noop = () => {};
   const onSettled = (message: unknown) => contained(SEAM.name, () => settle(message as ChannelMessage), undefined);
   const handlers = { start: noop, end: noop, asyncStart: noop, asyncEnd: onSettled, error: onSettled };

@@ -1,6 +1,6 @@
 // Anthropic Messages `{ system, messages }` <-> canonical messages.
 
-import type { ContentPart, Message, MessageContent, ToolCall } from '../../invariant/messages';
+import type { ContentPart, Message, MessageContent, ToolCall } from '../../model/messages';
 import {
   ToolCallNames,
   argumentsAsObject,
@@ -17,7 +17,7 @@ import {
   textOf,
   unknownRole,
   building,
-} from '../../adapters/canonical';
+} from '../../reading/canonical';
 
 /**
  * A Messages text block. Read as `{ type: 'text', text }`: other fields

@@ -1,6 +1,6 @@
 // The `@anthropic-ai/sdk` package: Messages `create` and `stream`, through the client hook.
 
-import type { Integration } from '../../instrumentation/integration';
+import type { Integration } from '../integration';
 import { clientDefinition } from '../sdk-client/client-hook';
 import { anthropicModelRequest } from './model-request';
 

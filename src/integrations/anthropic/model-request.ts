@@ -1,7 +1,7 @@
 // Which Anthropic SDK requests are model requests, and their messages in canonical form.
 
 import type { ModelRequest } from '../../request-path/model-request';
-import { isObject } from '../../adapters/canonical';
+import { isObject } from '../../reading/canonical';
 import { modelOf, postBody, type RequestOptions } from '../sdk-client/request-options';
 import { fromAnthropic } from './adapter';
 

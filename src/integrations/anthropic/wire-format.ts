@@ -1,7 +1,7 @@
 // Anthropic Messages as the transport seams read it.
 
 import { anthropicAssembler, anthropicReplyFromBody } from '../http/reply-assemblers';
-import type { WireFormat } from '../wire-formats';
+import type { WireFormat } from '../wire-format';
 import { anthropicBodyRequest, isAnthropicMessagesPath } from './model-request';
 
 /** `…/v1/messages` (beta included: the beta flag is a header). */

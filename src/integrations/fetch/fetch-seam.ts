@@ -17,7 +17,8 @@
 // from fetch and wrap it, so its requests are recorded only there (strict
 // counts as warn).
 
-import { checkModelRequest, checksRequests, type PendingReply } from '../../request-path/check-request';
+import { checkModelRequest, checksRequests } from '../../request-path/check-request';
+import type { PendingReply } from '../../request-path/reply';
 import { currentCallScope } from '../../request-path/call-scope';
 import type { ModelRequest, ReplyFormat } from '../../request-path/model-request';
 import { SessionInvariantViolation } from '../../invariant/violation';

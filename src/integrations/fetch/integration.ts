@@ -1,6 +1,6 @@
 // The fetch seam, as long as the instrumentation is enabled.
 
-import type { Integration } from '../../instrumentation/integration';
+import type { Integration } from '../integration';
 import { observeFetch } from './fetch-seam';
 
 /**

@@ -1,6 +1,6 @@
 // Gemini `generateContent` `{ systemInstruction, contents }` <-> canonical messages.
 
-import type { ContentPart, Message, MessageContent, ToolCall } from '../../invariant/messages';
+import type { ContentPart, Message, MessageContent, ToolCall } from '../../model/messages';
 import {
   building,
   collapseText,
@@ -14,7 +14,7 @@ import {
   textOf,
   unknownRole,
   type Loose,
-} from '../../adapters/canonical';
+} from '../../reading/canonical';
 
 /** A Gemini text part. Read as `{ type: 'text', text }`: a `thoughtSignature` on it is dropped. */
 export type GeminiTextPart = { text: string };
@@ -255,7 +255,7 @@ function fromPart(part: unknown): ContentPart {
   for (const key of Object.keys(part)) if (!BOOKKEEPING.has(key)) copy[key] = part[key];
   const keys = Object.keys(copy);
   if (keys.length === 1 && isObject(copy[keys[0]!])) return { ...(copy[keys[0]!] as Loose), type: keys[0]! };
-  return { type: 'part', ...copy } as ContentPart;
+  return { type: 'part', ...copy };
 }
 
 /**

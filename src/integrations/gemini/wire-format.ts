@@ -3,11 +3,11 @@
 // calls `globalThis.fetch`, so its requests reach the fetch seam with no
 // hook of its own.
 
-import type { Message } from '../../invariant/messages';
+import type { Message } from '../../model/messages';
 import type { ModelRequest } from '../../request-path/model-request';
-import { isObject } from '../../adapters/canonical';
+import { isObject } from '../../reading/canonical';
 import type { Reply, ReplyAssembler } from '../http/reply-assemblers';
-import type { WireFormat } from '../wire-formats';
+import type { WireFormat } from '../wire-format';
 import { fromGemini, fromGeminiReply } from './adapter';
 
 /** `gen_ai.provider.name` of Gemini API requests, as the OpenTelemetry GenAI conventions name the provider. */

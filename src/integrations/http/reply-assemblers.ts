@@ -3,9 +3,9 @@
 // Each provider's wire format (../wire-formats.ts) names its two readers;
 // `replyFromBody` and `replyAssembler` there pick them by reply format.
 
-import { isObject } from '../../adapters/canonical';
-import type { Message } from '../../invariant/messages';
-import type { StoredReplyMessage } from '../../request-path/check-request';
+import { isObject } from '../../reading/canonical';
+import type { Message } from '../../model/messages';
+import type { StoredReplyMessage } from '../../request-path/reply';
 import { fromAnthropicReply } from '../anthropic/adapter';
 import { fromOpenAIChat } from '../openai/chat-adapter';
 import { fromOpenAIResponsesOutput } from '../openai/responses-adapter';

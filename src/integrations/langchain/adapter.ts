@@ -15,8 +15,8 @@ import {
   unknownRole,
   building,
   type Loose,
-} from '../../adapters/canonical';
-import type { ContentPart, Message, MessageContent, ToolCall } from '../../invariant/messages';
+} from '../../reading/canonical';
+import type { ContentPart, Message, MessageContent, ToolCall } from '../../model/messages';
 
 /** The metadata key under which the log keeps a message's LangChain id (never compared, docs/behaviour.md §1.3). */
 export const LANGCHAIN_ID_KEY = 'langchainMessageId';

@@ -8,7 +8,7 @@
 import { appendMessage, appendOrWarn } from '../../log/append-message';
 import type { AppendResult, SessionLog } from '../../log/session-log';
 import { messagesMatch } from '../../invariant/message-equality';
-import type { Message } from '../../invariant/messages';
+import type { Message } from '../../model/messages';
 import { LANGCHAIN_ID_KEY, fromLangChainMessages, langChainIdOf } from './adapter';
 
 interface Recorded {

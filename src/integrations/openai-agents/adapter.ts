@@ -4,9 +4,9 @@
 // content); `function_call_result` items are tool messages. Reasoning and
 // hosted-tool items are not conversation messages and are left out.
 
-import { argumentsAsJson, isObject, textOf, unknownRole, building } from '../../adapters/canonical';
-import { fromResponseContent, fromResponseItems, type ItemDialect } from '../../adapters/response-items';
-import type { ContentPart, Message } from '../../invariant/messages';
+import { argumentsAsJson, isObject, textOf, unknownRole, building } from '../../reading/canonical';
+import { fromResponseContent, fromResponseItems, type ItemDialect } from '../../reading/response-items';
+import type { ContentPart, Message } from '../../model/messages';
 
 /** A message item of the OpenAI Agents SDK (the Responses protocol in camelCase), as `toAgentItems` writes it. */
 export type AgentsMessageItem =

@@ -3,8 +3,8 @@
 // requests themselves), and the SDK's trace as the run a request belongs to.
 
 import { InstrumentationNodeModuleDefinition, InstrumentationNodeModuleFile } from '@opentelemetry/instrumentation';
-import { rewrap, unwrapIfWrapped, type Integration, type Patcher } from '../../instrumentation/integration';
-import { isSupportedVersion } from '../../instrumentation/supported-version';
+import { rewrap, unwrapIfWrapped, type Integration, type Patcher } from '../integration';
+import { isSupportedVersion } from '../supported-version';
 import { addRunResolver } from '../../request-path/run';
 import { wrapApplyFilter, wrapExecuteHandoffCalls, wrapGetResponse, wrapGetStreamed } from './model-call';
 import { AGENTS_CORE_MODULE, AGENTS_CORE_SUPPORTED } from './supported';
@@ -14,12 +14,12 @@ const PATCHED_FILES: ReadonlyArray<[file: string, wrappers: ReadonlyArray<[name:
   [
     'dist/runner/modelRetry',
     [
-      ['getResponseWithRetry', wrapGetResponse as (original: never) => unknown],
+      ['getResponseWithRetry', wrapGetResponse],
       ['getStreamedResponseWithRetry', wrapGetStreamed as (original: never) => unknown],
     ],
   ],
-  ['dist/runner/conversation', [['applyCallModelInputFilter', wrapApplyFilter as (original: never) => unknown]]],
-  ['dist/runner/toolExecution', [['executeHandoffCalls', wrapExecuteHandoffCalls as (original: never) => unknown]]],
+  ['dist/runner/conversation', [['applyCallModelInputFilter', wrapApplyFilter]]],
+  ['dist/runner/toolExecution', [['executeHandoffCalls', wrapExecuteHandoffCalls]]],
 ];
 
 function definition(patcher: Patcher): InstrumentationNodeModuleDefinition {

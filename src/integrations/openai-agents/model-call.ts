@@ -18,11 +18,12 @@
 
 import { context } from '@opentelemetry/api';
 import { messagesMatch } from '../../invariant/message-equality';
-import type { Message } from '../../invariant/messages';
+import type { Message } from '../../model/messages';
 import { readEnvFlag } from '../../invariant/mode';
 import { getActiveSession, withSession } from '../../invariant/session-binding';
 import { SessionLog } from '../../log/session-log';
-import { checkModelRequest, type PendingReply } from '../../request-path/check-request';
+import { checkModelRequest } from '../../request-path/check-request';
+import type { PendingReply } from '../../request-path/reply';
 import { currentHost } from '../../request-path/host';
 import { currentRun } from '../../request-path/run';
 import { contained } from '../../telemetry/internal-error';

@@ -19,10 +19,10 @@ import { context, createContextKey } from '@opentelemetry/api';
 import { appendOrWarn } from '../../log/append-message';
 import { SessionLog } from '../../log/session-log';
 import { messagesMatch } from '../../invariant/message-equality';
-import type { Message } from '../../invariant/messages';
+import type { Message } from '../../model/messages';
 import { getActiveSession } from '../../invariant/session-binding';
 import { addLogGuard } from '../../request-path/log-guards';
-import { warnOnce } from '../../telemetry/logger';
+import { warnOnce } from '../../warnings';
 import { fromAgentItems } from './adapter';
 import { AGENTS_CORE_SUPPORTED } from './supported';
 

@@ -11,13 +11,12 @@ import {
   opaqueEntry,
   readSafely,
   unknownRole,
-  type Loose,
   building,
-} from '../../adapters/canonical';
-import { EntryMemo } from '../../adapters/entry-memo';
+} from '../../reading/canonical';
+import { EntryMemo } from '../../reading/entry-memo';
 import { chatEntrySnapshots, type ChatEntrySnapshot } from './chat-entry-snapshot';
-import { markStable, stableSlot } from '../../adapters/stable-messages';
-import type { ContentPart, Message, MessageContent, ToolCall } from '../../invariant/messages';
+import { markStable, stableSlot } from '../../invariant/stable-messages';
+import type { ContentPart, Message, MessageContent, ToolCall } from '../../model/messages';
 
 /** Parts other than text and images (audio, files) are carried as they are in the canonical message. */
 export type OpenAIChatContentPart =
@@ -76,7 +75,7 @@ export function fromOpenAIChat(messages: readonly unknown[]): Message[] {
 
 /**
  * `fromOpenAIChat` for the request path: an entry seen before and unchanged
- * since (by reference) is not read again (see adapters/entry-memo.ts). Tool
+ * since (by reference) is not read again (see reading/entry-memo.ts). Tool
  * messages are named after their calls in a pass of their own, since the
  * name depends on the messages before them; a named copy is kept too.
  * The messages returned are shared between requests and must not be changed.
@@ -212,7 +211,7 @@ function fromChatContent(content: unknown): MessageContent {
 
 function fromChatToolCall(call: unknown): ToolCall {
   if (!isObject(call)) return call as ToolCall;
-  const fn = (isObject(call.function) ? call.function : isObject(call.custom) ? call.custom : {}) as Loose;
+  const fn = isObject(call.function) ? call.function : isObject(call.custom) ? call.custom : {};
   return { id: call.id as string, name: fn.name as string, arguments: 'arguments' in fn ? fn.arguments : fn.input };
 }
 

@@ -1,6 +1,6 @@
 // What the reading of a Chat Completions entry depends on, kept by reference
 // so that the next request can tell, without reading the entry again,
-// whether it still reads the same (see adapters/entry-memo.ts).
+// whether it still reads the same (see reading/entry-memo.ts).
 //
 // The generic reference snapshot walks every key of an entry in order, which
 // costs several times a field comparison. The Chat reading only ever looks at
@@ -12,9 +12,9 @@
 // Anything else (content parts, an unknown role, whose reading copies every
 // key, an object where a string is usual) keeps the generic snapshot.
 
-import { isObject, isWalkable } from '../../adapters/canonical';
-import { matchesSnapshot, takeSnapshot, type ReferenceSnapshot } from '../../adapters/reference-snapshot';
-import type { EntrySnapshots } from '../../adapters/entry-memo';
+import { isObject, isWalkable } from '../../reading/canonical';
+import { matchesSnapshot, takeSnapshot, type ReferenceSnapshot } from '../../reading/reference-snapshot';
+import type { EntrySnapshots } from '../../reading/entry-memo';
 
 /** Roles the Chat reading reads field by field (any other is copied whole). */
 const READ_BY_FIELD = new Set<unknown>(['system', 'developer', 'user', 'assistant', 'tool']);
@@ -98,7 +98,7 @@ function fieldsMatch(entry: Record<string, unknown>, fields: readonly unknown[])
     const fn = call.function;
     const custom = call.custom;
     if (call.id !== fields[at + 1] || fn !== fields[at + 2] || custom !== fields[at + 3]) return false;
-    const tool = (isObject(fn) ? fn : isObject(custom) ? custom : undefined) as Record<string, unknown> | undefined;
+    const tool = isObject(fn) ? fn : isObject(custom) ? custom : undefined;
     if (tool === undefined) continue;
     if (tool.name !== fields[at + 4] || 'arguments' in tool !== fields[at + 5]) return false;
     if (tool.arguments !== fields[at + 6] || tool.input !== fields[at + 7]) return false;

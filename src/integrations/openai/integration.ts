@@ -1,6 +1,6 @@
 // The `openai` package: Chat Completions and Responses, through the client hook.
 
-import type { Integration } from '../../instrumentation/integration';
+import type { Integration } from '../integration';
 import { clientDefinition } from '../sdk-client/client-hook';
 import { openAIModelRequest } from './model-request';
 

@@ -1,10 +1,10 @@
 // Which OpenAI SDK requests are model requests, and their messages in canonical form.
 
-import { referenceId } from '../../adapters/canonical';
-import { MAX_REQUEST_MESSAGES } from '../../invariant/messages';
+import { referenceId } from '../../reading/canonical';
+import { MAX_REQUEST_MESSAGES } from '../../model/messages';
 import type { ModelRequest } from '../../request-path/model-request';
 import { modelOf, postBody, type RequestOptions } from '../sdk-client/request-options';
-import type { Message } from '../../invariant/messages';
+import type { Message } from '../../model/messages';
 import { fromOpenAIChat, fromOpenAIChatReusing } from './chat-adapter';
 import { fromOpenAIResponses } from './responses-adapter';
 

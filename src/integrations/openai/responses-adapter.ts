@@ -1,8 +1,8 @@
 // OpenAI Responses `{ instructions, input }` <-> canonical messages.
 
-import { argumentsAsJson, readSafely, textOf, unknownRole, building } from '../../adapters/canonical';
-import { fromResponseContent, fromResponseItems, type ItemDialect } from '../../adapters/response-items';
-import type { Message, MessageContent } from '../../invariant/messages';
+import { argumentsAsJson, readSafely, textOf, unknownRole, building } from '../../reading/canonical';
+import { fromResponseContent, fromResponseItems, type ItemDialect } from '../../reading/response-items';
+import type { Message, MessageContent } from '../../model/messages';
 
 /** Parts other than text and images (files, say) are carried as they are in the canonical message. */
 export type OpenAIResponsesInputPart =

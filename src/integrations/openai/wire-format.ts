@@ -2,7 +2,7 @@
 // (Azure's deployment paths included: only the path's end is read).
 
 import { chatAssembler, chatReplyFromBody, responsesAssembler, responsesReplyFromBody } from '../http/reply-assemblers';
-import type { WireFormat } from '../wire-formats';
+import type { WireFormat } from '../wire-format';
 import { openAIBodyRequest } from './model-request';
 
 /** `…/chat/completions`. */

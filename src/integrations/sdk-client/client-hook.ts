@@ -12,13 +12,14 @@
 // client middlewares reaches the caller as it is.
 
 import { InstrumentationNodeModuleDefinition } from '@opentelemetry/instrumentation';
-import { isSupportedVersion } from '../../instrumentation/supported-version';
-import { rewrap, unwrapIfWrapped, type Patcher } from '../../instrumentation/integration';
-import { checkModelRequest, checksRequests, type PendingReply } from '../../request-path/check-request';
+import { isSupportedVersion } from '../supported-version';
+import { rewrap, unwrapIfWrapped, type Patcher } from '../integration';
+import { checkModelRequest, checksRequests } from '../../request-path/check-request';
+import type { PendingReply } from '../../request-path/reply';
 import type { ModelRequest, ReplyFormat } from '../../request-path/model-request';
 import { observeReplyAsRead } from '../http/reply-reader';
 import { reportInternalError } from '../../telemetry/internal-error';
-import { warnOnce } from '../../telemetry/logger';
+import { warnOnce } from '../../warnings';
 import { readableByReplyReader } from './node-fetch-response';
 import type { RequestOptions } from './request-options';
 

@@ -6,19 +6,19 @@
 // continuation by the longest known branch; rejoin = violation; the lost
 // reply within a run; otherwise a new branch.
 
-import { stableSlot } from '../../adapters/stable-messages';
+import { stableSlot } from '../../invariant/stable-messages';
 import { classify } from '../../invariant/classify';
 import { SYSTEM_FINGERPRINT, fingerprintOf, type Fingerprint } from '../../invariant/fingerprint';
-import { MAX_REQUEST_MESSAGES, type Message } from '../../invariant/messages';
+import { MAX_REQUEST_MESSAGES, type Message } from '../../model/messages';
 import { sketch, type MessageSketch } from '../../invariant/sketch';
 import { isStackExhaustion } from '../../invariant/stack-exhaustion';
-import { actOnCheck, type CheckReaction } from '../../invariant/verify';
+import { actOnCheck, type CheckReaction } from '../../reaction/act-on-check';
 import type { CheckResult, ViolationDetails } from '../../invariant/violation';
 import { describeThrown } from '../../result';
 import type { InvariantInstruments } from '../../telemetry/instruments';
-import { warnOnce } from '../../telemetry/logger';
+import { warnOnce } from '../../warnings';
 import { ATTR_EVICTION_REASON } from '../../telemetry/semconv';
-import type { PendingReply } from '../check-request';
+import type { PendingReply } from '../reply';
 import type { ModelRequest } from '../model-request';
 import { currentRun, type RunKey } from '../run';
 import { implicitConversationId, nextConversationNumber } from '../../log/conversation-id';

@@ -5,7 +5,7 @@
 // back pays for a table of every call before it. Checked on every request,
 // this keeps the usual case free of a set of all call ids.
 
-import type { Message } from '../../invariant/messages';
+import type { Message } from '../../model/messages';
 import type { ViolationDetails } from '../../invariant/violation';
 
 /** Messages looked at behind a tool result before the table of every earlier call is built. */

@@ -1,8 +1,8 @@
 // A prefill and the model's reply to it, as the one assistant message an app
 // sends back.
 
-import { textOf } from '../../adapters/canonical';
-import type { Message } from '../../invariant/messages';
+import { textOf } from '../../reading/canonical';
+import type { Message } from '../../model/messages';
 
 /** The prefill's text followed by the reply's, and the prefill's tool calls followed by the reply's. */
 export function mergePrefill(prefill: Message, reply: Message): Message {

@@ -3,7 +3,6 @@
 // switched off.
 
 import { readEnvFlag } from '../../invariant/mode';
-import type { InvariantInstruments } from '../../telemetry/instruments';
 import { currentHost, type ImplicitLogOptions } from '../host';
 import { ImplicitLogs } from './implicit-logs';
 
@@ -30,7 +29,7 @@ export function implicitLogEnabled(options: ImplicitLogOptions | undefined): boo
 }
 
 /** The implicit log for these settings, or undefined when it is off. */
-export function implicitLogs(options: ImplicitLogOptions | undefined, _instruments: InvariantInstruments): ImplicitLogs | undefined {
+export function implicitLogs(options: ImplicitLogOptions | undefined): ImplicitLogs | undefined {
   if (!implicitLogEnabled(options)) return undefined;
   const maxConversations = positive(options?.maxConversations) ?? DEFAULT_MAX_CONVERSATIONS;
   const idleTimeoutMs = positive(options?.idleTimeoutMs) ?? DEFAULT_IDLE_TIMEOUT_MS;
@@ -42,11 +41,6 @@ export function implicitLogs(options: ImplicitLogOptions | undefined, _instrumen
     };
   }
   return shared.logs;
-}
-
-/** @internal Forget every conversation (tests). */
-export function resetImplicitLogs(): void {
-  shared = undefined;
 }
 
 function positive(value: unknown): number | undefined {

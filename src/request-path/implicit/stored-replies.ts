@@ -6,11 +6,11 @@
 // and re-send the calls; AI SDK 5 refers to every item). Read together, the
 // pieces stand for the whole message; apart, they are what they are.
 
-import { referenceId } from '../../adapters/canonical';
+import { referenceId } from '../../reading/canonical';
 import { fingerprintOf, type Fingerprint } from '../../invariant/fingerprint';
 import { isEmptyContent } from '../../invariant/message-equality';
-import type { Message, ToolCall } from '../../invariant/messages';
-import type { StoredReplyMessage } from '../check-request';
+import type { Message, ToolCall } from '../../model/messages';
+import type { StoredReplyMessage } from '../reply';
 import { Lru } from './lru';
 
 const FINGERPRINT_OPTIONS = { ignoreToolResultName: true } as const;
@@ -29,9 +29,6 @@ export interface ReadRequest {
   messages: readonly Message[];
   fingerprints: Fingerprint[];
 }
-
-/** Marks a reference to an item this process never saw as a reply. */
-export const UNRESOLVED = -1;
 
 /** Reply messages by the ids of the items they were stored as, for requests that refer to them. */
 export class StoredReplies {

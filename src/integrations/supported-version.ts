@@ -1,7 +1,7 @@
 // Whether a loaded package is a version this package hooks and tests.
 
 import semver from 'semver';
-import { warnOnce } from '../telemetry/logger';
+import { warnOnce } from '../warnings';
 
 /**
  * Whether `version` of `name` satisfies `range`. A version outside it is

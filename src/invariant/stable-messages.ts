@@ -1,5 +1,5 @@
 // Canonical messages the request path reuses from one request to the next
-// (see entry-memo.ts). They are frozen and never change, so what a reader
+// (see reading/entry-memo.ts). They are frozen and never change, so what a reader
 // computes from one of them (the implicit log's fingerprint) can be kept
 // with it, in the message's slot.
 // The slot is a non-enumerable property under a module-private symbol, set
@@ -7,8 +7,8 @@
 // lookup per message of every request, and no copy, comparison or
 // serialisation of the message sees it.
 
-import type { Message } from '../invariant/messages';
-import type { MessageSketch } from '../invariant/sketch';
+import type { Message } from '../model/messages';
+import type { MessageSketch } from './sketch';
 
 /** What readers keep with a reused message. */
 export interface StableSlot {

@@ -1,71 +1,20 @@
-// `verify`: the check plus its side effects, according to the mode.
+// The reaction to a check, according to the mode: record it (span event,
+// counters, the evaluation log event), warn, and in strict mode in a test
+// environment throw. The check itself (invariant/) stays pure; this is where
+// its result meets telemetry.
 
 import { trace, type Span } from '@opentelemetry/api';
-import { conversationIdOf } from '../log/conversation-id';
-import type { SessionLog } from '../log/session-log';
-import { reportInternalError } from '../telemetry/internal-error';
-import type { InvariantInstruments } from '../telemetry/instruments';
-import { logWarning, warnOnce } from '../telemetry/logger';
+import { isTestEnvironment, type Mode } from '../invariant/mode';
+import { SessionInvariantViolation, withoutPreviews, type CheckResult, type ViolationDetails } from '../invariant/violation';
 import type { OwnedSpan } from '../telemetry/check-span';
 import { apiEventLogger, emitEvaluationEvent, type EventLogger } from '../telemetry/evaluation-event';
+import type { InvariantInstruments } from '../telemetry/instruments';
+import { reportInternalError } from '../telemetry/internal-error';
 import { applyPreviewPolicy, type PreviewPolicy } from '../telemetry/previews';
 import { CAPTURE_CONTENT_ENV_VAR } from '../telemetry/semconv';
 import { recordCheck, recordViolation, type LogKind } from '../telemetry/violation-event';
 import { violationLine } from '../telemetry/violation-line';
-import { check } from './check';
-import type { Message } from './messages';
-import { isTestEnvironment, resolveMode, type Mode } from './mode';
-import { SessionInvariantViolation, withoutPreviews, type CheckResult, type ViolationDetails } from './violation';
-
-/**
- * Options of `verify`. Unlike the request path, `verify` consults neither a
- * bound session nor an instrumentation config: its settings are these, then the
- * environment (docs/behaviour.md §5.4).
- */
-export interface VerifyOptions {
-  /** Overrides NOUS_SESSION_INVARIANT; a value that is not a mode falls back to `warn`. */
-  mode?: Mode;
-  /** Recorded as `gen_ai.agent.name`. */
-  agentName?: string;
-  /** Recorded as `gen_ai.provider.name` (`openai`, `anthropic`, ...). */
-  provider?: string;
-  /** Message previews on the span event (default: OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true). */
-  captureContent?: boolean;
-  /** The span of the model request (default: the active span). */
-  span?: Span;
-  /** Recorded as `gen_ai.conversation.id` on the span event and the log event (never on the counters); default: the log's own random id. */
-  conversationId?: string;
-}
-
-/**
- * Checks `request` against `log` and acts on the mode: `off`, and a request
- * with no log (`undefined`: no session in scope), return before any work;
- * `warn` records the violation (span event and counter) and logs one line;
- * `strict` does the same and then throws `SessionInvariantViolation`, but
- * only in a test environment: elsewhere it behaves as `warn` and says once
- * why. Apart from that one throw, never throws.
- */
-export function verify(log: SessionLog | undefined, request: readonly Message[], options: VerifyOptions = {}): void {
-  const mode = resolveMode(options.mode);
-  if (mode === 'off' || log === undefined || log === null) return;
-  let result: CheckResult;
-  try {
-    result = check(log, request);
-  } catch (error) {
-    reportInternalError('verify', error);
-    return;
-  }
-  actOnCheck(result, {
-    mode,
-    log: 'bound',
-    agentName: options.agentName,
-    provider: options.provider,
-    conversationId: options.conversationId ?? conversationIdOf(log),
-    captureContent: options.captureContent ?? captureContentFromEnv(),
-    span: options.span,
-    mayThrow: true,
-  });
-}
+import { logWarning, warnOnce } from '../warnings';
 
 /** Everything needed to act on a check: settled by whoever ran it (`verify`, or the request path). */
 export interface CheckReaction {

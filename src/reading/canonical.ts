@@ -5,11 +5,11 @@
 // reports. Building (`to...`) throws a TypeError for a message it cannot
 // express.
 
-import { MAX_REQUEST_MESSAGES } from '../invariant/messages';
+import { MAX_REQUEST_MESSAGES } from '../model/messages';
 import { CACHE_MARKER } from '../invariant/message-equality';
 import { describe } from '../log/events';
 import { copyJsonSafe } from '../log/json-safe';
-import type { ContentPart, Message, MessageContent, ToolCall } from '../invariant/messages';
+import type { ContentPart, Message, MessageContent, ToolCall } from '../model/messages';
 
 /** A provider object read field by field, before anything is known about its shape. */
 export type Loose = Record<string, unknown>;

@@ -2,18 +2,8 @@
 // (snake_case: `call_id`, `function_call_output`) and the Agents SDK
 // (camelCase: `callId`, `function_call_result`) both speak.
 
-import type { ContentPart, Message, MessageContent, ToolCall } from '../invariant/messages';
-import {
-  ToolCallNames,
-  canonicalRole,
-  contentFieldsOf,
-  entriesOf,
-  isObject,
-  isWalkable,
-  opaqueEntry,
-  readSafely,
-  type Loose,
-} from './canonical';
+import type { ContentPart, Message, MessageContent, ToolCall } from '../model/messages';
+import { ToolCallNames, canonicalRole, contentFieldsOf, entriesOf, isObject, isWalkable, opaqueEntry, readSafely } from './canonical';
 
 /**
  * How one speaker of the Responses item protocol spells it: the OpenAI
@@ -83,7 +73,7 @@ export function fromResponseContent(content: unknown): MessageContent {
     if (!isObject(part)) return part as ContentPart;
     if (part.type === 'input_text' || part.type === 'output_text') return { type: 'text', text: part.text as string };
     if (part.type === 'input_image') {
-      const url = (part as Loose).image_url ?? part.image ?? part.file_id;
+      const url = part.image_url ?? part.image ?? part.file_id;
       if (typeof url === 'string') return { type: 'image', url };
     }
     return contentFieldsOf(part);
