@@ -1,6 +1,6 @@
 // Anthropic Messages as the transport seams read it.
 
-import { anthropicAssembler, anthropicReplyFromBody } from '../http/reply-assemblers';
+import { anthropicAssembler, anthropicReplyFromBody } from './replies';
 import type { WireFormat } from '../wire-format';
 import { anthropicBodyRequest, isAnthropicMessagesPath } from './model-request';
 

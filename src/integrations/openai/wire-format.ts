@@ -1,7 +1,7 @@
 // OpenAI Chat Completions and Responses as the transport seams read them
 // (Azure's deployment paths included: only the path's end is read).
 
-import { chatAssembler, chatReplyFromBody, responsesAssembler, responsesReplyFromBody } from '../http/reply-assemblers';
+import { chatAssembler, chatReplyFromBody, responsesAssembler, responsesReplyFromBody } from './replies';
 import type { WireFormat } from '../wire-format';
 import { openAIBodyRequest } from './model-request';
 
