@@ -29,5 +29,16 @@ export {
   type AnthropicToolResultBlock,
   type AnthropicToolUseBlock,
 } from './integrations/anthropic/adapter';
+export {
+  fromGemini,
+  toGemini,
+  type GeminiContent,
+  type GeminiFunctionCallPart,
+  type GeminiFunctionResponsePart,
+  type GeminiInlineDataPart,
+  type GeminiPart,
+  type GeminiRequest,
+  type GeminiTextPart,
+} from './integrations/gemini/adapter';
 export { fromAiSdkPrompt, toAiSdkPrompt, type AiSdkPromptMessage, type AiSdkToolResultOutput } from './integrations/ai-sdk/adapter';
 export { fromAgentItems, toAgentItems, type AgentsItem } from './integrations/openai-agents/adapter';

@@ -20,11 +20,13 @@ import {
   fromAgentItems,
   fromAiSdkPrompt,
   fromAnthropic,
+  fromGemini,
   fromOpenAIChat,
   fromOpenAIResponses,
   toAgentItems,
   toAiSdkPrompt,
   toAnthropic,
+  toGemini,
   toOpenAIChat,
   toOpenAIResponses,
 } from '../src/adapters';
@@ -359,6 +361,7 @@ describe('every input surface, with hostile values (properties)', () => {
     ['fromOpenAIChatReusing', (input) => (fromOpenAIChatReusing(input as unknown[]), fromOpenAIChatReusing(input as unknown[]))],
     ['fromOpenAIResponses', (input, extra) => fromOpenAIResponses({ input, instructions: extra })],
     ['fromAnthropic', (input, extra) => fromAnthropic({ messages: input as unknown[], system: extra })],
+    ['fromGemini', (input, extra) => fromGemini({ contents: input as unknown[], systemInstruction: extra })],
     ['fromAiSdkPrompt', (input) => fromAiSdkPrompt(input as unknown[])],
     ['fromAgentItems', (input) => fromAgentItems(input as unknown[])],
   ];
@@ -382,6 +385,7 @@ describe('every input surface, with hostile values (properties)', () => {
     ['toOpenAIChat', toOpenAIChat],
     ['toOpenAIResponses', toOpenAIResponses],
     ['toAnthropic', toAnthropic],
+    ['toGemini', toGemini],
     ['toAiSdkPrompt', toAiSdkPrompt],
     ['toAgentItems', toAgentItems],
   ];

@@ -43,8 +43,13 @@ export interface ModelRequest {
   replyFormat?: ReplyFormat | undefined;
 }
 
-/** The model APIs whose responses (JSON or server-sent events) the package reads replies from. */
-export type ReplyFormat = 'openai.chat' | 'openai.responses' | 'anthropic.messages';
+/**
+ * The model APIs whose responses (JSON or server-sent events) the package
+ * reads replies from: the three the SDK client hook shares, or the `name` of
+ * a wire format in the provider list (`src/integrations/wire-formats.ts`),
+ * `{provider}.{api}` such as `gemini.generateContent`.
+ */
+export type ReplyFormat = 'openai.chat' | 'openai.responses' | 'anthropic.messages' | `${string}.${string}`;
 
 /** Settings given with one call (the AI SDK middleware's options): they win over everything else. */
 export interface CallOptions {

@@ -15,6 +15,11 @@ export function anthropicModelRequest(options: RequestOptions | undefined): Mode
   return anthropicBodyRequest(post.path, post.body);
 }
 
+/** Whether `path` is the Messages endpoint, `v1/messages` (after any prefix). */
+export function isAnthropicMessagesPath(path: string): boolean {
+  return /(^|\/)v1\/messages$/.test(path);
+}
+
 /**
  * The model request a POST to `path` with `body` is. A request that
  * continues a thread the server holds (`thread: { type: 'continue',
@@ -23,7 +28,7 @@ export function anthropicModelRequest(options: RequestOptions | undefined): Mode
  * stored reply it continues from.
  */
 export function anthropicBodyRequest(path: string, body: Record<string, unknown>): ModelRequest | undefined {
-  if (!/(^|\/)v1\/messages$/.test(path)) return undefined;
+  if (!isAnthropicMessagesPath(path)) return undefined;
   const model = modelOf(body);
   if (isObject(body.thread) && body.thread.type === 'continue') {
     const previous = body.thread.previous_message_id;

@@ -1,5 +1,6 @@
 // The fetch seam: `globalThis.fetch`, observed for POSTs to the model APIs
-// the adapters know (Chat Completions, Responses, Anthropic Messages), which
+// of the provider list (../wire-formats.ts: Chat Completions, Responses,
+// Anthropic Messages, Gemini generateContent), which
 // is how the AI SDK's providers (every version) and any other client without
 // a hook of its own reach the model. It sees the body the provider was sent,
 // after every middleware. The request and the response are never altered:
@@ -22,12 +23,11 @@ import { currentCallScope } from '../../request-path/call-scope';
 import type { ModelRequest, ReplyFormat } from '../../request-path/model-request';
 import { SessionInvariantViolation } from '../../invariant/violation';
 import { contained } from '../../telemetry/internal-error';
-import { anthropicBodyRequest } from '../anthropic/model-request';
 import { ANTHROPIC_MODULE } from '../anthropic/integration';
-import { openAIBodyRequest } from '../openai/model-request';
 import { OPENAI_MODULE } from '../openai/integration';
 import { isHookedClient } from '../sdk-client/client-hook';
 import { observeReplyFor } from '../http/reply-reader';
+import { WIRE_FORMATS, wireFormatOfPath, type WireFormat } from '../wire-formats';
 import { registerFetchObserver } from './fetch-registry';
 import { InitReader, urlMember } from './read-once';
 
@@ -37,7 +37,6 @@ const SEAM = { name: 'fetch seam', mayThrow: true };
 /** For a Stainless client's request (it retries a throw from fetch and wraps it): recorded only. */
 const RECORDING_SEAM = { name: SEAM.name, mayThrow: false };
 const isViolation = (error: unknown): boolean => error instanceof SessionInvariantViolation;
-const MODEL_PATH = /\/(chat\/completions|responses|messages)$/;
 
 /** Observes `globalThis.fetch` (one wrap per process, shared by every instance and copy); returns what stops it. */
 export function observeFetch(): () => void {
@@ -72,29 +71,31 @@ function inspect(input: unknown, init: InitReader): { pending: PendingReply; for
   if (!mayBeModelURL(input)) return undefined;
   if (clientHookOwns(input, init)) return undefined; // decided without parsing the URL
   const url = urlOf(input);
-  if (url === undefined || !MODEL_PATH.test(url.pathname)) return undefined;
+  if (url === undefined) return undefined;
+  const format = wireFormatOfPath(url.pathname);
+  if (format === undefined) return undefined;
   const method = init.get('method');
   if (String(method ?? 'GET').toUpperCase() !== 'POST') return undefined;
   const body = init.get('body');
   if (typeof body !== 'string') return undefined;
   const version = headerOf(init.get('headers') as RequestInit['headers'], VERSION_HEADER);
-  if (checkedByClientHook(url.pathname, version)) return undefined;
+  if (checkedByClientHook(format, version)) return undefined;
   const scope = currentCallScope();
   if (scope?.claimed) return undefined;
   if (!checksRequests()) return undefined; // switched off: the body is not even parsed
-  const request = modelRequest(url.pathname, body);
+  const request = modelRequest(url.pathname, body, format);
   if (request === undefined) return undefined;
   if (scope) scope.seenBelow = true;
   const pending = checkModelRequest(request, {}, version === null ? SEAM : RECORDING_SEAM);
   return pending && request.replyFormat ? { pending, format: request.replyFormat } : undefined;
 }
 
-/** A model path ends with one of these words; the URL parser removes tabs and newlines, which could join one. */
-const MODEL_WORD = /completions|responses|messages|[\t\n\r]/;
+/** The URL parser removes tabs and newlines, which could join a word a format looks for. */
+const REMOVED_BY_PARSER = /[\t\n\r]/;
 
 /** False for a string URL that cannot have a model path, so most fetches skip parsing it. */
 function mayBeModelURL(input: unknown): boolean {
-  return typeof input !== 'string' || MODEL_WORD.test(input);
+  return typeof input !== 'string' || REMOVED_BY_PARSER.test(input) || WIRE_FORMATS.some((format) => format.mayBeModelURL(input));
 }
 
 function urlOf(input: unknown): URL | undefined {
@@ -114,11 +115,11 @@ const VERSION_HEADER = 'x-stainless-package-version';
 /**
  * Requests from the OpenAI and Anthropic SDKs carry their version (frameworks
  * built on them, the Agents SDK say, change the user agent but not that);
- * the API path says which SDK: a hooked copy of it checks them already.
+ * the API path's format says which SDK: a hooked copy of it checks them already.
  */
-function checkedByClientHook(path: string, version: string | null): boolean {
-  if (version === null) return false;
-  return isHookedClient(isAnthropicPath(path) ? ANTHROPIC_MODULE : OPENAI_MODULE, version);
+function checkedByClientHook(format: WireFormat, version: string | null): boolean {
+  if (version === null || format.clientModule === undefined) return false;
+  return isHookedClient(format.clientModule, version);
 }
 
 /**
@@ -160,7 +161,8 @@ function trimHTTP(value: string): string {
 /**
  * `checkedByClientHook` for a request that carries an SDK version, told
  * without parsing its URL where that gives the same answer: when both SDKs
- * of that version are hooked (the path does not matter), or when the path
+ * of that version are hooked (the path does not matter: a request with that
+ * header comes from one of them), or when the path
  * of a plain URL string (see `plainPath`) says which SDK. False when it
  * cannot tell: the URL is then parsed and asked again.
  */
@@ -171,7 +173,9 @@ function clientHookOwns(input: unknown, init: InitReader): boolean {
   const anthropic = isHookedClient(ANTHROPIC_MODULE, version);
   if (openai === anthropic) return openai;
   const path = input instanceof URL ? input.pathname : typeof input === 'string' ? plainPath(input) : undefined;
-  return path !== undefined && isAnthropicPath(path) === anthropic;
+  // Exactly one of the two SDKs is hooked: the path's format says whether it is the one that sent this.
+  const module = path === undefined ? undefined : wireFormatOfPath(path)?.clientModule;
+  return module !== undefined && isHookedClient(module, version);
 }
 
 /** `scheme://authority/path`, nothing that parsing rewrites (tabs, newlines, backslashes, escapes) anywhere. */
@@ -179,7 +183,7 @@ const PLAIN_URL = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]+(\/[^?#]*)/;
 const REWRITTEN = /[\t\n\r\\%]/;
 
 /**
- * The path of a URL string, as far as `isAnthropicPath` reads it: the URL
+ * The path of a URL string, as far as the formats' path rules read it: the URL
  * parser keeps the last segment of such a path as written (dot segments only
  * remove or keep it, and leave a trailing slash where they remove it).
  * Undefined for anything else. Exported for its test.
@@ -189,11 +193,8 @@ export function plainPath(input: string): string | undefined {
   return PLAIN_URL.exec(input)?.[1];
 }
 
-function isAnthropicPath(path: string): boolean {
-  return path.endsWith('/messages');
-}
-
-function modelRequest(path: string, text: string): ModelRequest | undefined {
+/** The model request a POST of `text` to `path`, a model path of `format`, is. */
+function modelRequest(path: string, text: string, format: WireFormat): ModelRequest | undefined {
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -201,6 +202,5 @@ function modelRequest(path: string, text: string): ModelRequest | undefined {
     return undefined;
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
-  const record = body as Record<string, unknown>;
-  return isAnthropicPath(path) ? anthropicBodyRequest(path, record) : openAIBodyRequest(path, record);
+  return format.request(path, body as Record<string, unknown>);
 }

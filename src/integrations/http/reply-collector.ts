@@ -5,7 +5,8 @@
 // size, and it never throws: a body it cannot read is no reply.
 
 import type { ReplyFormat } from '../../request-path/model-request';
-import { replyAssembler, replyFromBody, type Reply, type ReplyAssembler } from './reply-assemblers';
+import { replyAssembler, replyFromBody } from '../wire-formats';
+import type { Reply, ReplyAssembler } from './reply-assemblers';
 import { EventStreamParser } from './server-sent-events';
 
 /** A reply body longer than this is not collected further (the caller still gets all of it). */

@@ -12,7 +12,8 @@ import type { ReplyFormat } from '../../request-path/model-request';
 import type { PendingReply } from '../../request-path/reply';
 import { reportInternalError } from '../../telemetry/internal-error';
 import { passThroughBody } from './pass-through-body';
-import { replyFromBody, type Reply } from './reply-assemblers';
+import { replyFromBody } from '../wire-formats';
+import type { Reply } from './reply-assemblers';
 import { MAX_REPLY_BYTES, ReplyCollector } from './reply-collector';
 
 export { MAX_REPLY_BYTES } from './reply-collector';
