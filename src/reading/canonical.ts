@@ -207,3 +207,15 @@ const NOT_CONTENT = new Set([CACHE_MARKER, 'id', 'status', 'annotations', 'logpr
 export function referenceId(entry: unknown): string | undefined {
   return isObject(entry) && entry.type === 'item_reference' && typeof entry.id === 'string' ? entry.id : undefined;
 }
+
+/**
+ * A system prompt given as a list of text blocks (Anthropic `system`, Gemini
+ * `systemInstruction.parts`): one system message per block, with its text; a
+ * block with no text is kept as it is, for the check to compare.
+ */
+export function systemMessagesOf(blocks: readonly unknown[]): Message[] {
+  return blocks.map((block) => ({
+    role: 'system' as const,
+    content: isObject(block) && typeof block.text === 'string' ? block.text : (block as string),
+  }));
+}

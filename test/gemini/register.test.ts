@@ -6,8 +6,8 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeGemini, type FakeGemini } from '../support/fake-gemini';
-import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver';
-import { runNode } from '../support/run-node';
+import type { OtlpReceiver } from '../support/otlp-receiver';
+import { runRegisteredApp, type ZeroCodeRun } from '../support/zero-code-app';
 import { FAULTS } from '../support/faults';
 
 let server: FakeGemini;
@@ -34,24 +34,9 @@ const GEMINI_FAULTS = FAULTS.filter(([fault]) => fault !== 'invent-reply').map((
   fault === 'reorder' ? [fault, 'missing_message'] : [fault, kind],
 );
 
-/** Runs the fixture app; returns the kinds of the violations it exported, its checks, and the logs they name. */
-async function runApp(env: Record<string, string>): Promise<{ kinds: string[]; checks: number; logs: unknown[] }> {
-  const receiver = await startOtlpReceiver();
-  receivers.push(receiver);
-  const run = await runNode(['--import', 'nous-session-invariant/register', 'test/fixtures/zero-code/gemini.mjs'], {
-    FAKE_GEMINI_URL: server.url,
-    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
-    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-    ...env,
-  });
-  expect(run.stdout, run.stderr).toContain('agent done');
-  const violations = receiver.points('nous.session.invariant.violation');
-  const checks = receiver.points('nous.session.invariant.checks');
-  return {
-    kinds: violations.flatMap((p) => Array<string>(p.value).fill(p.attributes['nous.session.invariant.kind'] as string)).sort(),
-    checks: checks.reduce((n, p) => n + p.value, 0),
-    logs: [...new Set([...violations, ...checks].map((p) => p.attributes['nous.session.invariant.log']))],
-  };
+/** Runs the fixture app against the fake Gemini server: the kinds of the violations it exported, its checks, and the logs they name. */
+function runApp(env: Record<string, string>): Promise<ZeroCodeRun> {
+  return runRegisteredApp('test/fixtures/zero-code/gemini.mjs', { FAKE_GEMINI_URL: server.url, ...env }, receivers);
 }
 
 describe.each([

@@ -30,6 +30,19 @@ function correctLoop(h: ReturnType<typeof implicitHarness>, run?: object) {
   return [h.turn(r1, a1, options), h.turn(r2, a2, options), h.turn(r3, a3, options), { r1, a1, r2, a2, r3, a3 }] as const;
 }
 
+describe('implicit log: strict mode', () => {
+  it('a refused request is not recorded: the model was not sent it, so sent again it is refused again', () => {
+    const h = implicitHarness({ mode: 'strict' });
+    const [, , , { r2, a2 }] = correctLoop(h);
+    const dropped = [...r2.filter((m) => m.role !== 'tool'), a2, user('And tomorrow?')];
+    for (let attempt = 0; attempt < 3; attempt++) {
+      expect(() => h.send(dropped)).toThrow(expect.objectContaining({ details: expect.objectContaining({ kind: 'missing_message' }) }));
+    }
+    expect(h.logs.size).toBe(1);
+    expect(h.send([...r2, a2, user('And tomorrow?')]).violation).toBeUndefined();
+  });
+});
+
 describe('implicit log: correct loops stay silent', () => {
   it('a tool loop where each request extends the last with the reply', () => {
     const h = implicitHarness();

@@ -26,7 +26,7 @@ export interface ImplicitHarness {
 }
 
 export function implicitHarness(
-  limits: { maxConversations?: number; idleTimeoutMs?: number; captureContent?: boolean } = {},
+  limits: { maxConversations?: number; idleTimeoutMs?: number; captureContent?: boolean; mode?: 'warn' | 'strict' } = {},
 ): ImplicitHarness {
   let now = 1_000_000;
   const evictions: string[] = [];
@@ -49,14 +49,14 @@ export function implicitHarness(
       logs.check(
         { provider: 'test', model: 'm', messages },
         {
-          mode: 'warn',
+          mode: limits.mode ?? 'warn',
           log: 'implicit',
           agentName: undefined,
           provider: 'test',
           captureContent: limits.captureContent ?? true,
           span: trace.wrapSpanContext({ traceId: '0'.repeat(31) + '1', spanId: '0'.repeat(15) + '1', traceFlags: 0 }),
           instruments,
-          mayThrow: false,
+          mayThrow: limits.mode === 'strict',
         },
       );
     const outcome = options.run === undefined ? check() : inFrameworkRun(options.run, check);

@@ -23,18 +23,25 @@ export interface ZeroCodeRun {
  * `provider` (`env` may point it elsewhere); the app must print `agent done`.
  * Its receiver joins `receivers`, which the caller closes.
  */
-export async function runZeroCodeApp(
+export function runZeroCodeApp(
   script: string,
   env: Record<string, string>,
   provider: FakeProvider,
   receivers: OtlpReceiver[],
 ): Promise<ZeroCodeRun> {
+  return runRegisteredApp(
+    script,
+    { FAKE_PROVIDER_URL: provider.openaiBaseURL, FAKE_ANTHROPIC_URL: provider.anthropicBaseURL, ...env },
+    receivers,
+  );
+}
+
+/** `runZeroCodeApp` with the app's whole environment given: for an app of another provider. */
+export async function runRegisteredApp(script: string, env: Record<string, string>, receivers: OtlpReceiver[]): Promise<ZeroCodeRun> {
   const receiver = await startOtlpReceiver();
   receivers.push(receiver);
   const flag = script.endsWith('.mjs') ? '--import' : '--require';
   const run = await runNode([flag, 'nous-session-invariant/register', script], {
-    FAKE_PROVIDER_URL: provider.openaiBaseURL,
-    FAKE_ANTHROPIC_URL: provider.anthropicBaseURL,
     OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
     OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
     ...env,

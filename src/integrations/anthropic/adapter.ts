@@ -14,6 +14,7 @@ import {
   opaqueEntry,
   parseDataUrl,
   readSafely,
+  systemMessagesOf,
   textOf,
   unknownRole,
   building,
@@ -111,10 +112,7 @@ function fromEntry(entry: unknown, names: ToolCallNames): Message[] {
 function fromSystem(system: unknown): Message[] {
   if (system === undefined || system === null || system === '') return [];
   if (!isWalkable(system)) return [{ role: 'system', content: system as string }];
-  return system.map((block: unknown) => ({
-    role: 'system' as const,
-    content: isObject(block) && typeof block.text === 'string' ? block.text : (block as string),
-  }));
+  return systemMessagesOf(system);
 }
 
 function fromUser(content: unknown, names: ToolCallNames): Message[] {

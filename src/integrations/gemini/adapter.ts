@@ -11,6 +11,7 @@ import {
   opaqueEntry,
   parseDataUrl,
   readSafely,
+  systemMessagesOf,
   textOf,
   unknownRole,
   type Loose,
@@ -158,10 +159,7 @@ function fromSystem(system: unknown): Message[] {
   if (typeof system === 'string') return [{ role: 'system', content: system }];
   const parts = isObject(system) ? system.parts : system;
   if (!isWalkable(parts)) return [{ role: 'system', content: system as string }];
-  return parts.map((part: unknown) => ({
-    role: 'system' as const,
-    content: isObject(part) && typeof part.text === 'string' ? part.text : (part as string),
-  }));
+  return systemMessagesOf(parts);
 }
 
 function fromUser(parts: unknown, open: OpenCalls): Message[] {

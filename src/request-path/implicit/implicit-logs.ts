@@ -66,7 +66,13 @@ export interface ReadRequest {
 export interface Decision {
   violation: ViolationDetails | undefined;
   number: number;
-  pending: PendingReply;
+  /**
+   * Records the request in the store (extending or branching a conversation)
+   * and gives where its reply goes. Called after the decision is reported,
+   * so a request strict mode refuses is never recorded: the model was not
+   * sent it, and a retry of it is checked, and refused, again.
+   */
+  commit(): PendingReply;
 }
 
 /** What a check of the implicit log found, and where the reply goes (absent when the request is not followed). */
@@ -130,7 +136,8 @@ export class ImplicitLogs {
   /** A request read by `read`, decided against this process's own conversations and reported. */
   checkLocally(read: ReadRequest, reaction: CheckReaction, run: RunKey | undefined): ImplicitOutcome {
     const decision = this.decide(read, this.#store, run, reaction.captureContent);
-    return { violation: reportDecision(decision, reaction), pending: decision.pending };
+    const violation = reportDecision(decision, reaction);
+    return { violation, pending: decision.commit() };
   }
 
   /**
@@ -199,11 +206,17 @@ export class ImplicitLogs {
         return {
           violation,
           number: conversation.number,
-          pending: this.#branch(store, seen, first, run, now, captureContent, conversation.number),
+          commit: () => this.#branch(store, seen, first, run, now, captureContent, conversation.number),
         };
       }
-      this.#extend(store, conversation, seen, offset, run, now, captureContent);
-      return { violation: orphan, number: conversation.number, pending: this.#pending(store, conversation, seen) };
+      return {
+        violation: orphan,
+        number: conversation.number,
+        commit: () => {
+          this.#extend(store, conversation, seen, offset, run, now, captureContent);
+          return this.#pending(store, conversation, seen);
+        },
+      };
     }
 
     const candidates = this.#related(store, seen, first, key, chains, recent, run);
@@ -214,7 +227,7 @@ export class ImplicitLogs {
     return {
       violation: found?.violation ?? orphan,
       number,
-      pending: this.#branch(store, seen, first, run, now, captureContent, number),
+      commit: () => this.#branch(store, seen, first, run, now, captureContent, number),
     };
   }
 

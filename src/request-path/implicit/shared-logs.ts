@@ -49,6 +49,8 @@ class RequestStore extends MemoryConversationStore {
 /** A request decided on the shared store and written back: what its reply's write-back needs. */
 interface Written {
   decision: Decision;
+  /** Where the reply goes, in the request's store. */
+  pending: PendingReply;
   store: RequestStore;
   /** The records changed since the last write. */
   dirty: Set<Conversation>;
@@ -143,11 +145,13 @@ export class SharedLogs {
       const dirty = new Set<Conversation>();
       store.onChange((c) => dirty.add(c));
       const decision = this.#logs.decide(read, store, run, captureContent);
+      // Recorded at once: a shared store is not used in strict mode, so the decision never refuses the request.
+      const pending = decision.commit();
       const data = encodeBucket(store.newestFirst(), dirty, MAX_RECORDS_PER_BUCKET);
       const version = await this.#buckets.write(read.key, bucket.version, data);
       if (version !== undefined) {
         dirty.clear();
-        return { decision, store, dirty, version };
+        return { decision, pending, store, dirty, version };
       }
     }
     throw new StoreFailure('conflict', `lost the compare-and-set ${TRIES} times`);
@@ -168,7 +172,7 @@ export class SharedLogs {
   ): Promise<void> {
     const base = new Map<Conversation, number | undefined>();
     for (const c of written.store.newestFirst()) base.set(c, recordMeta(c)?.rev);
-    written.decision.pending.reply(messages, stored, context);
+    written.pending.reply(messages, stored, context);
     if (written.dirty.size === 0) return;
     const dirty = [...written.dirty];
     let version = written.version;
