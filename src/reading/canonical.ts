@@ -219,3 +219,32 @@ export function systemMessagesOf(blocks: readonly unknown[]): Message[] {
     content: isObject(block) && typeof block.text === 'string' ? block.text : (block as string),
   }));
 }
+
+/**
+ * A user turn whose parts may include tool results among its content
+ * (Anthropic, Gemini), in order: each run of content parts is one user
+ * message, and each tool result its own tool message. `toolResult` gives the
+ * tool message a part is, if it is one; `contentPart` the content part
+ * another part is, or undefined to leave it out.
+ */
+export function userTurnMessages(
+  parts: readonly unknown[],
+  toolResult: (part: unknown) => Message | undefined,
+  contentPart: (part: unknown) => ContentPart | undefined,
+): Message[] {
+  const out: Message[] = [];
+  let run: ContentPart[] = [];
+  for (const part of parts) {
+    const tool = toolResult(part);
+    if (tool === undefined) {
+      const content = contentPart(part);
+      if (content !== undefined) run.push(content);
+      continue;
+    }
+    if (run.length > 0) out.push({ role: 'user', content: run });
+    run = [];
+    out.push(tool);
+  }
+  if (run.length > 0) out.push({ role: 'user', content: run });
+  return out;
+}

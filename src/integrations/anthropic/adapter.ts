@@ -15,6 +15,7 @@ import {
   parseDataUrl,
   readSafely,
   systemMessagesOf,
+  userTurnMessages,
   textOf,
   unknownRole,
   building,
@@ -117,22 +118,14 @@ function fromSystem(system: unknown): Message[] {
 
 function fromUser(content: unknown, names: ToolCallNames): Message[] {
   if (!isWalkable(content)) return [{ role: 'user', content: content as MessageContent }];
-  const out: Message[] = [];
-  let parts: ContentPart[] = [];
-  const flush = () => {
-    if (parts.length > 0) out.push({ role: 'user', content: parts });
-    parts = [];
-  };
-  for (const block of content as unknown[]) {
-    if (isObject(block) && block.type === 'tool_result') {
-      flush();
-      out.push(names.toolMessage(fromToolResultContent(block.content), block.tool_use_id));
-    } else {
-      parts.push(fromBlock(block));
-    }
-  }
-  flush();
-  return out;
+  return userTurnMessages(
+    content,
+    (block) =>
+      isObject(block) && block.type === 'tool_result'
+        ? names.toolMessage(fromToolResultContent(block.content), block.tool_use_id)
+        : undefined,
+    fromBlock,
+  );
 }
 
 function fromAssistant(content: unknown, names: ToolCallNames): Message {

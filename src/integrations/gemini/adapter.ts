@@ -12,6 +12,7 @@ import {
   parseDataUrl,
   readSafely,
   systemMessagesOf,
+  userTurnMessages,
   textOf,
   unknownRole,
   type Loose,
@@ -164,15 +165,10 @@ function fromSystem(system: unknown): Message[] {
 
 function fromUser(parts: unknown, open: OpenCalls): Message[] {
   if (!isWalkable(parts)) return [{ role: 'user', content: parts as MessageContent }];
-  const out: Message[] = [];
-  let pending: ContentPart[] = [];
-  const flush = () => {
-    if (pending.length > 0) out.push({ role: 'user', content: pending });
-    pending = [];
-  };
-  for (const part of parts as unknown[]) {
-    if (isObject(part) && isObject(part.functionResponse)) {
-      flush();
+  return userTurnMessages(
+    parts,
+    (part) => {
+      if (!isObject(part) || !isObject(part.functionResponse)) return undefined;
       const response = part.functionResponse;
       const message: Message = {
         role: 'tool',
@@ -180,13 +176,10 @@ function fromUser(parts: unknown, open: OpenCalls): Message[] {
         toolCallId: open.answer(response.name, response.id),
       };
       if (typeof response.name === 'string') message.name = response.name;
-      out.push(message);
-    } else if (!isNotContent(part)) {
-      pending.push(fromPart(part));
-    }
-  }
-  flush();
-  return out;
+      return message;
+    },
+    (part) => (isNotContent(part) ? undefined : fromPart(part)),
+  );
 }
 
 function fromModel(parts: unknown, open: OpenCalls): Message {
