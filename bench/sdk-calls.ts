@@ -37,33 +37,23 @@ import { SessionInvariantInstrumentation } from '../dist/instrumentation';
 import { toAnthropic, toOpenAIChat, toOpenAIResponses } from '../dist/adapters';
 import type { Message } from '../dist/index';
 import { setLogger } from '../dist/warnings';
-import { agentLog, requestOf } from './support';
+import { agentLog, PROSE, requestOf, TEXTS as TEXTS_ALL, type Text } from './support';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (gc === undefined) throw new Error('run with: npm run build && node --expose-gc --import tsx bench/sdk-calls.ts');
 
 type Shape = 'chat' | 'anthropic' | 'responses';
 type Objects = 're-sent' | 'fresh';
-type Text = 'ascii' | 'two-byte';
 const list = <T extends string>(name: string, all: readonly T[]): T[] =>
   process.env[name] ? (process.env[name].split(',').filter((v) => (all as readonly string[]).includes(v)) as T[]) : [...all];
 const SIZES = process.env.BENCH_SIZES ? process.env.BENCH_SIZES.split(',').map(Number) : [10, 100, 1_000, 10_000];
 const SHAPES = list<Shape>('BENCH_SHAPES', ['chat', 'anthropic', 'responses']);
 const OBJECTS = list<Objects>('BENCH_OBJECTS', ['re-sent', 'fresh']);
-const TEXTS = list<Text>('BENCH_TEXTS', ['ascii', 'two-byte']);
+const TEXTS = list<Text>('BENCH_TEXTS', TEXTS_ALL);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
 const VIOLATION = process.env.BENCH_VIOLATION !== '0';
 const CALLS = 4;
 
-/** Prose that makes a message the size of a real one (a few hundred bytes): ASCII, or Cyrillic (two bytes a character). */
-const PROSE: Record<Text, string> = {
-  ascii:
-    ' For context: I am planning a trip next week with two children, we will mostly walk between museums and parks, ' +
-    'and I would rather not carry more than one bag, so tell me plainly what to pack and whether it is worth waiting.',
-  'two-byte':
-    ' Для контекста: на следующей неделе я планирую поездку с двумя детьми, мы будем в основном ходить пешком между ' +
-    'музеями и парками, и я не хочу нести больше одной сумки, поэтому скажите прямо, что взять с собой.',
-};
 const REPLY = 'It looks dry; no umbrella needed.';
 
 // The server: one canned reply per API, from a child process so that its CPU is not counted.
