@@ -9,6 +9,7 @@ import type { PushMetricExporter, ResourceMetrics } from '@opentelemetry/sdk-met
 import type { LogRecordExporter, ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
 import { CHECKS_METRIC, VIOLATION_METRIC } from '../telemetry/semconv';
+import { consoleSafe } from '../warnings';
 
 type Write = (line: string) => void;
 const toStderr: Write = (line) => process.stderr.write(`${line}\n`);
@@ -65,7 +66,7 @@ export class InvariantConsoleMetricExporter implements PushMetricExporter {
         const name = metric.descriptor.name;
         if (name !== VIOLATION_METRIC && name !== CHECKS_METRIC) continue;
         for (const point of metric.dataPoints) {
-          this.write(`[nous-session-invariant] counter ${name} ${JSON.stringify(point.attributes)} = ${String(point.value)}`);
+          this.write(consoleSafe(`[nous-session-invariant] counter ${name} ${JSON.stringify(point.attributes)} = ${String(point.value)}`));
         }
       }
     }
