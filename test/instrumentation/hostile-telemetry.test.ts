@@ -4,11 +4,11 @@
 // secrets in everything the package writes (docs/behaviour.md §6.3, §6.6).
 
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { SessionLog, VIOLATION_EVENT, VIOLATION_METRIC, withSession } from '../../src/index';
+import { SessionLog, VIOLATION_EVENT, VIOLATION_METRIC } from '../../src/index';
 import { CHECKS_METRIC, INTERNAL_ERROR_METRIC } from '../../src/telemetry/semconv';
 import { MAX_COUNTED_AGENT_NAMES, OTHER_AGENTS } from '../../src/telemetry/violation-event';
 import { MAX_WRITTEN_LENGTH } from '../../src/telemetry/written-value';
-import { useInstrumentedProvider } from '../support/instrumented';
+import { ghostRequest, useInstrumentedProvider } from '../support/instrumented';
 import { runNode } from '../support/run-node';
 import { captureWarnings } from '../support/warnings';
 
@@ -21,26 +21,11 @@ afterEach(() => {
   vi.unstubAllEnvs();
 });
 
-function client() {
-  return new suite.env.openai.OpenAI({ apiKey: 'test-key', baseURL: suite.server.openaiBaseURL, maxRetries: 0 });
-}
-
 /** A request with a user message the bound log does not hold: one extra_message. */
-async function ghost(options: { conversationId?: unknown; agentName?: unknown }, text = 'ghost text') {
+function ghost(options: { conversationId?: unknown; agentName?: unknown }, text = 'ghost text') {
   const log = new SessionLog();
   log.append('user_message', { content: 'Umbrella in Lisbon?' });
-  await withSession(
-    log,
-    () =>
-      client().chat.completions.create({
-        model: 'gpt-test',
-        messages: [
-          { role: 'user', content: 'Umbrella in Lisbon?' },
-          { role: 'user', content: text },
-        ],
-      }),
-    options as { conversationId?: string; agentName?: string },
-  );
+  return ghostRequest(suite, log, options, text);
 }
 
 const violationEvents = () =>
