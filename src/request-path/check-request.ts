@@ -20,9 +20,10 @@ import { warnOnce } from '../warnings';
 import { conversationIdOf } from '../log/conversation-id';
 import { startCheckSpan } from '../telemetry/check-span';
 import { currentHost, type HostSettings, type RequestCheckHost } from './host';
-import type { CallOptions, ModelRequest, Seam } from './model-request';
+import type { CallOptions, ModelRequest, Seam, SerialisedHead } from './model-request';
 import { implicitLogEnabled, implicitLogs } from './implicit/registry';
 import { uncheckedReason } from './log-guards';
+import type { SessionLog } from '../log/session-log';
 import type { PendingReply } from './reply';
 
 const isStrictViolation = (error: unknown): boolean => error instanceof SessionInvariantViolation;
@@ -82,6 +83,37 @@ export function checkModelRequest(request: ModelRequest, call: CallOptions, seam
   });
 }
 
+/**
+ * Checks a request a seam has as bytes (`head`) before reading it: with no
+ * log bound, the implicit log first tries to decide it from the bytes alone
+ * (a continuation read only in its new elements); otherwise `read()` reads
+ * it whole and it is checked as `checkModelRequest` checks it, its body
+ * attached. Throws only strict mode's violation.
+ */
+export function checkSerialisedRequest(head: SerialisedHead, read: () => ModelRequest | undefined, seam: Seam): PendingReply | undefined {
+  const host = currentHost();
+  return contained(
+    seam.name,
+    () => {
+      const session = getActiveSession();
+      const settings = host.settings();
+      const mode = modeInForce({}, session, settings);
+      if (mode === 'off') return undefined;
+      if (session?.log === undefined) {
+        const logs = implicitLogs(settings.implicit);
+        const outcome = logs?.checkBytes?.(head.body, reactionOf(host, head, {}, session, settings, mode, undefined, seam));
+        if (outcome !== undefined) return outcome.pending;
+      }
+      const request = read();
+      if (request === undefined) return undefined;
+      request.body ??= head.body;
+      return checkWith(host, request, {}, seam);
+    },
+    undefined,
+    { instruments: host.instruments, passThrough: isStrictViolation },
+  );
+}
+
 /** `checkModelRequest` inside its containment: what it does with the request, in the order of the module's header. */
 function checkWith(host: RequestCheckHost, request: ModelRequest, call: CallOptions, seam: Seam): PendingReply | undefined {
   const session = getActiveSession();
@@ -117,7 +149,26 @@ function checkWith(host: RequestCheckHost, request: ModelRequest, call: CallOpti
       return undefined;
     }
   }
-  const reaction: CheckReaction = {
+  const reaction = reactionOf(host, request, call, session, settings, mode, log, seam);
+  if (log !== undefined) {
+    actOnCheck(check(log, request.messages as readonly Message[]), reaction);
+    return undefined;
+  }
+  return implicitLogs(settings.implicit)?.check(request, reaction).pending;
+}
+
+/** How a check of this request acts on its result (docs/behaviour.md §5.5): the settings in their order, the spans, the counters. */
+function reactionOf(
+  host: RequestCheckHost,
+  request: Pick<ModelRequest, 'provider' | 'model' | 'span'>,
+  call: CallOptions,
+  session: SessionBinding | undefined,
+  settings: HostSettings,
+  mode: Mode,
+  log: SessionLog | undefined,
+  seam: Seam,
+): CheckReaction {
+  return {
     mode,
     log: log === undefined ? 'implicit' : (call.logKind ?? 'bound'),
     agentName: call.agentName ?? session?.agentName ?? settings.agentName,
@@ -142,9 +193,4 @@ function checkWith(host: RequestCheckHost, request: ModelRequest, call: CallOpti
     },
     mayThrow: seam.mayThrow,
   };
-  if (log !== undefined) {
-    actOnCheck(check(log, request.messages as readonly Message[]), reaction);
-    return undefined;
-  }
-  return implicitLogs(settings.implicit)?.check(request, reaction).pending;
 }

@@ -49,10 +49,27 @@ export interface ModelRequest {
   body?: SerialisedBody | undefined;
 }
 
+/**
+ * A model request as a seam has it before reading its messages: who it is
+ * for and its serialised body. The implicit log may decide it from the
+ * bytes alone; otherwise the seam reads it whole.
+ */
+export interface SerialisedHead {
+  provider: string;
+  model: string | undefined;
+  body: SerialisedBody;
+}
+
 /** A request body as the string that goes over the wire, and its wire format. */
 export interface SerialisedBody {
   readonly text: string;
   readonly format: ReplyFormat;
+  /**
+   * Reads some elements of the body's conversation array (messages or
+   * input items), parsed, as canonical messages: how the implicit log reads
+   * only a request's new elements. Absent where the seam has no reader.
+   */
+  readonly readElements?: ((entries: readonly unknown[]) => readonly Message[]) | undefined;
 }
 
 /**

@@ -5,6 +5,7 @@ import { trace } from '@opentelemetry/api';
 import type { Message } from '../../src/index';
 import type { ViolationDetails } from '../../src/invariant/violation';
 import type { InvariantInstruments } from '../../src/telemetry/instruments';
+import type { CheckReaction } from '../../src/reaction/act-on-check';
 import type { PendingReply } from '../../src/request-path/reply';
 import { ImplicitLogs } from '../../src/request-path/implicit/implicit-logs';
 import { inFrameworkRun, type RunKey } from '../../src/request-path/run';
@@ -48,16 +49,7 @@ export function implicitHarness(
     const check = () =>
       logs.check(
         { provider: 'test', model: 'm', messages },
-        {
-          mode: limits.mode ?? 'warn',
-          log: 'implicit',
-          agentName: undefined,
-          provider: 'test',
-          captureContent: limits.captureContent ?? true,
-          span: trace.wrapSpanContext({ traceId: '0'.repeat(31) + '1', spanId: '0'.repeat(15) + '1', traceFlags: 0 }),
-          instruments,
-          mayThrow: limits.mode === 'strict',
-        },
+        implicitReaction(instruments, { mode: limits.mode ?? 'warn', captureContent: limits.captureContent ?? true }),
       );
     const outcome = options.run === undefined ? check() : inFrameworkRun(options.run, check);
     return { violation: outcome.violation, pending: outcome.pending };
@@ -74,5 +66,22 @@ export function implicitHarness(
     advance(ms) {
       now += ms;
     },
+  };
+}
+
+/** What a seam hands the implicit log for a request with no log bound: `mode` and content capture as given, a non-recording span. */
+export function implicitReaction(
+  instruments: InvariantInstruments,
+  { mode = 'warn', captureContent = false }: { mode?: 'warn' | 'strict'; captureContent?: boolean } = {},
+): CheckReaction {
+  return {
+    mode,
+    log: 'implicit',
+    agentName: undefined,
+    provider: 'test',
+    captureContent,
+    span: trace.wrapSpanContext({ traceId: '0'.repeat(31) + '1', spanId: '0'.repeat(15) + '1', traceFlags: 0 }),
+    instruments,
+    mayThrow: mode === 'strict',
   };
 }

@@ -2,7 +2,7 @@
 
 import type { Integration } from '../integration';
 import { clientDefinition } from '../sdk-client/client-hook';
-import { anthropicModelRequest } from './model-request';
+import { anthropicModelRequest, anthropicSerialised } from './model-request';
 
 /** The npm package the Anthropic integration hooks; also its name in warnings and its ESM loader hook entry. */
 export const ANTHROPIC_MODULE = '@anthropic-ai/sdk';
@@ -32,6 +32,7 @@ export const anthropicIntegration: Integration = {
         byteSeam: 'backendMiddleware',
         clientOf: (exports) => exports.Anthropic ?? exports.default,
         modelRequest: anthropicModelRequest,
+        serialised: anthropicSerialised,
       },
       patcher,
     ),

@@ -1,9 +1,10 @@
 // Which Anthropic SDK requests are model requests, and their messages in canonical form.
 
-import type { ModelRequest } from '../../request-path/model-request';
+import type { ModelRequest, SerialisedHead } from '../../request-path/model-request';
 import { isObject } from '../../reading/canonical';
 import { modelOf, postBody, type RequestOptions } from '../sdk-client/request-options';
 import { fromAnthropic } from './adapter';
+import type { Message } from '../../model/messages';
 
 /** `gen_ai.provider.name` of Anthropic requests, as the OpenTelemetry GenAI conventions name the provider. */
 export const ANTHROPIC_PROVIDER = 'anthropic';
@@ -45,4 +46,18 @@ export function anthropicBodyRequest(path: string, body: Record<string, unknown>
   }
   const messages = Array.isArray(body.messages) ? fromAnthropic({ system: body.system, messages: body.messages }) : body.messages;
   return { provider: ANTHROPIC_PROVIDER, model, messages, replyFormat: 'anthropic.messages' };
+}
+
+const readMessages = (entries: readonly unknown[]): Message[] => fromAnthropic({ messages: entries });
+
+/** The serialised body of a Messages request the implicit log may read by its bytes (not a server-held thread's). */
+export function anthropicSerialised(options: RequestOptions | undefined, text: string): SerialisedHead | undefined {
+  const post = postBody(options);
+  if (!post || !isAnthropicMessagesPath(post.path)) return undefined;
+  if (isObject(post.body.thread) && post.body.thread.type === 'continue') return undefined;
+  return {
+    provider: ANTHROPIC_PROVIDER,
+    model: modelOf(post.body),
+    body: { text, format: 'anthropic.messages', readElements: readMessages },
+  };
 }

@@ -2,7 +2,7 @@
 
 import type { Integration } from '../integration';
 import { clientDefinition } from '../sdk-client/client-hook';
-import { openAIModelRequest } from './model-request';
+import { openAIModelRequest, openAISerialised } from './model-request';
 
 /** The npm package the OpenAI integration hooks; also its name in warnings and its ESM loader hook entry. */
 export const OPENAI_MODULE = 'openai';
@@ -26,6 +26,7 @@ export const openaiIntegration: Integration = {
         byteSeam: 'prepareRequest',
         clientOf: (exports) => exports.OpenAI ?? exports.default,
         modelRequest: openAIModelRequest,
+        serialised: openAISerialised,
       },
       patcher,
     ),

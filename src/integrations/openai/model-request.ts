@@ -2,7 +2,7 @@
 
 import { referenceId } from '../../reading/canonical';
 import { MAX_REQUEST_MESSAGES } from '../../model/messages';
-import type { ModelRequest } from '../../request-path/model-request';
+import type { ModelRequest, SerialisedHead } from '../../request-path/model-request';
 import { modelOf, postBody, type RequestOptions } from '../sdk-client/request-options';
 import type { Message } from '../../model/messages';
 import { fromOpenAIChat, fromOpenAIChatReusing } from './chat-adapter';
@@ -74,6 +74,29 @@ export function openAIBodyRequest(
       replyFormat: 'openai.responses',
       ...(references.length > 0 ? { references } : {}),
     };
+  }
+  return undefined;
+}
+
+/** Responses input items as canonical messages; none when one refers to a stored item (the rules resolve those). */
+function readInputItems(items: readonly unknown[]): Message[] {
+  return items.some((item) => referenceId(item) !== undefined) ? [] : fromOpenAIResponses({ input: items });
+}
+
+/**
+ * The serialised body of these options' request, when it is a Chat
+ * Completions or Responses request the implicit log may read by its bytes:
+ * not a stateful one (`previous_response_id`, `conversation`).
+ */
+export function openAISerialised(options: RequestOptions | undefined, text: string): SerialisedHead | undefined {
+  const post = postBody(options);
+  if (!post) return undefined;
+  const model = modelOf(post.body);
+  if (post.path.endsWith('/chat/completions')) {
+    return { provider: OPENAI_PROVIDER, model, body: { text, format: 'openai.chat', readElements: fromOpenAIChat } };
+  }
+  if (post.path.endsWith('/responses') && post.body.conversation == null && post.body.previous_response_id == null) {
+    return { provider: OPENAI_PROVIDER, model, body: { text, format: 'openai.responses', readElements: readInputItems } };
   }
   return undefined;
 }

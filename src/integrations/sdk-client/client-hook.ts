@@ -20,9 +20,9 @@
 import { InstrumentationNodeModuleDefinition } from '@opentelemetry/instrumentation';
 import { isSupportedVersion } from '../supported-version';
 import { rewrap, unwrapIfWrapped, type Patcher } from '../integration';
-import { boundLogInForce, checkModelRequest, checksRequests } from '../../request-path/check-request';
+import { boundLogInForce, checkModelRequest, checkSerialisedRequest, checksRequests } from '../../request-path/check-request';
 import type { PendingReply } from '../../request-path/reply';
-import type { ModelRequest, ReplyFormat } from '../../request-path/model-request';
+import type { ModelRequest, ReplyFormat, SerialisedHead } from '../../request-path/model-request';
 import { observeReplyFor } from '../http/reply-reader';
 import { reportInternalError } from '../../telemetry/internal-error';
 import { warnOnce } from '../../warnings';
@@ -43,6 +43,8 @@ export interface ClientSeam {
   clientOf(exports: Record<string, unknown>): unknown;
   /** The model request these options are, if they are one. */
   modelRequest(options: RequestOptions | undefined): ModelRequest | undefined;
+  /** These options' request as its serialised body, when the implicit log may read it by its bytes. */
+  serialised(options: RequestOptions | undefined, text: string): SerialisedHead | undefined;
   /** Where the client hands over the serialised body with a throw reaching the caller as it is (see the header). */
   byteSeam: 'prepareRequest' | 'backendMiddleware';
 }
@@ -71,11 +73,12 @@ const retrying = new WeakSet<object>();
 const awaitingByOptions = new WeakMap<object, AwaitingReply>();
 const awaitingByInit = new WeakMap<object, AwaitingReply>();
 /**
- * Requests with no log bound, read in `prepareOptions` and waiting, by
- * options object, for the byte seam to check them with their body. Taken
- * by the first attempt's byte seam: a retry is not checked again.
+ * Requests with no log bound, waiting, by options object, for the byte seam
+ * to check them with their body (read there, and only if the bytes do not
+ * decide them). Taken by the first attempt's byte seam: a retry is not
+ * checked again.
  */
-const awaitingBytes = new WeakMap<object, ModelRequest>();
+const awaitingBytes = new WeakMap<object, ClientSeam>();
 
 /**
  * The versions of every client copy hooked here, by module. Their requests
@@ -241,9 +244,9 @@ function hookPrepareOptions(original: PrepareOptions, seam: ClientSeam, bytesLat
 const SEAM = { name: 'SDK client hook', mayThrow: true };
 
 /**
- * Reads one attempt's request, unless it retries an attempt already
- * checked, and checks it: now when a log is bound (or the client has no
- * byte seam), else at the byte seam with its body (`checkWithBody`).
+ * One attempt's request, unless it retries an attempt already checked: read
+ * and checked now when a log is bound (or the client has no byte seam),
+ * else left for the byte seam (`checkWithBody`).
  */
 function inspect(options: RequestOptions | undefined, seam: ClientSeam, bytesLater: boolean): void {
   if (typeof options !== 'object' || options === null) return;
@@ -252,35 +255,56 @@ function inspect(options: RequestOptions | undefined, seam: ClientSeam, bytesLat
     return;
   }
   if (!checksRequests()) return; // switched off: the request is not even read
-  let request: ModelRequest | undefined;
+  if (bytesLater && !boundLogInForce()) {
+    awaitingBytes.set(options, seam);
+    return;
+  }
+  const request = readRequest(options, seam);
+  if (request !== undefined) awaitReply(options, request.replyFormat, checkModelRequest(request, {}, SEAM));
+}
+
+/** The model request `options` are, if they are one; a hostile options object is reported, not raised. */
+function readRequest(options: RequestOptions, seam: ClientSeam): ModelRequest | undefined {
   try {
-    request = seam.modelRequest(options);
+    return seam.modelRequest(options);
   } catch (error) {
     // The adapters never throw, so only a hostile options object gets here.
     reportInternalError(SEAM.name, error, 'the request went ahead unchecked');
-    return;
+    return undefined;
   }
-  if (request === undefined) return;
-  if (bytesLater && !boundLogInForce()) {
-    awaitingBytes.set(options, request);
-    return;
-  }
-  checkRead(options, request);
 }
 
-/** The byte seam: checks the request waiting for `options`, if any, with `body` when it is the serialised string. */
+/**
+ * The byte seam: checks the request waiting for `options`, if any, with
+ * `body` when it is the serialised string (the implicit log may decide it
+ * from the bytes; else it is read from the options).
+ */
 function checkWithBody(options: unknown, body: unknown): void {
   if (typeof options !== 'object' || options === null) return;
-  const request = awaitingBytes.get(options);
-  if (request === undefined) return;
+  const seam = awaitingBytes.get(options);
+  if (seam === undefined) return;
   awaitingBytes.delete(options);
-  if (typeof body === 'string' && request.replyFormat !== undefined) request.body = { text: body, format: request.replyFormat };
-  checkRead(options, request);
+  let head: SerialisedHead | undefined;
+  try {
+    head = typeof body === 'string' ? seam.serialised(options, body) : undefined;
+  } catch (error) {
+    reportInternalError(SEAM.name, error, 'the request went ahead unchecked');
+    return;
+  }
+  if (head === undefined) {
+    const request = readRequest(options, seam);
+    if (request !== undefined) awaitReply(options, request.replyFormat, checkModelRequest(request, {}, SEAM));
+    return;
+  }
+  awaitReply(
+    options,
+    head.body.format,
+    checkSerialisedRequest(head, () => readRequest(options, seam), SEAM),
+  );
 }
 
-function checkRead(options: object, request: ModelRequest): void {
-  const pending = checkModelRequest(request, {}, SEAM);
-  if (pending && request.replyFormat) awaitingByOptions.set(options, { pending, format: request.replyFormat });
+function awaitReply(options: object, format: ReplyFormat | undefined, pending: PendingReply | undefined): void {
+  if (pending && format) awaitingByOptions.set(options, { pending, format });
 }
 
 /** The prototype that defines `method`, so subclasses (Azure, Bedrock, Vertex, ...) are covered too. */

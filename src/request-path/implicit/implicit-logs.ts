@@ -16,7 +16,7 @@ import type { InvariantInstruments } from '../../telemetry/instruments';
 import { warnOnce } from '../../warnings';
 import { ATTR_EVICTION_REASON } from '../../telemetry/semconv';
 import type { PendingReply } from '../reply';
-import type { ModelRequest } from '../model-request';
+import type { ModelRequest, SerialisedBody } from '../model-request';
 import { currentRun, type RunKey } from '../run';
 import { implicitConversationId, nextConversationNumber } from '../../log/conversation-id';
 import { Conversation } from './conversation';
@@ -27,6 +27,9 @@ import { mergePrefill } from './prefill';
 import { Lru } from './lru';
 import { StoredReplies } from './stored-replies';
 import { storedSketch } from './stored-sketches';
+import { byteHasher } from './bytes/byte-hash';
+import { ByteConversations } from './bytes/byte-conversations';
+import { continuedByTail } from './byte-tail';
 
 export type { ReadRequest } from './implicit-rules';
 
@@ -49,6 +52,8 @@ export interface Decision {
    * sent it, and a retry of it is checked, and refused, again.
    */
   commit(): PendingReply;
+  /** The conversation the request went to, once committed. */
+  committed?: Conversation | undefined;
 }
 
 /** What a check of the implicit log found, and where the reply goes (absent when the request is not followed). */
@@ -83,6 +88,8 @@ export class ImplicitLogs {
    */
   readonly #held = new Lru<string, { conversation: WeakRef<Conversation>; length: number }>(10_000);
   readonly #now: () => number;
+  /** What conversations keep of the bytes of their last request, and the lookup by bytes (docs/performance.md). */
+  readonly #bytes: ByteConversations<Conversation>;
 
   /**
    * `settings` bounds the conversation store. `instruments` is read at each
@@ -91,6 +98,7 @@ export class ImplicitLogs {
   constructor(settings: ImplicitLogSettings, instruments: () => InvariantInstruments) {
     this.#now = settings.now ?? Date.now;
     this.#store = new MemoryConversationStore(settings, (reason) => instruments().evictions.add(1, { [ATTR_EVICTION_REASON]: reason }));
+    this.#bytes = new ByteConversations((conversation) => this.#store.has(conversation), 8 * settings.maxConversations);
   }
 
   /** How many conversations are kept (tests and benchmarks). */
@@ -106,14 +114,54 @@ export class ImplicitLogs {
   check(request: ModelRequest, reaction: CheckReaction): ImplicitOutcome {
     const read = this.read(request, reaction);
     if ('outcome' in read) return read.outcome;
-    return this.checkLocally(read, reaction, currentRun());
+    return this.checkLocally(read, reaction, currentRun(), request.references === undefined ? request.body : undefined);
   }
 
   /** A request read by `read`, decided against this process's own conversations and reported. */
-  checkLocally(read: ReadRequest, reaction: CheckReaction, run: RunKey | undefined): ImplicitOutcome {
+  checkLocally(read: ReadRequest, reaction: CheckReaction, run: RunKey | undefined, body?: SerialisedBody): ImplicitOutcome {
     const decision = this.decide(read, this.#store, run, reaction.captureContent);
     const violation = reportDecision(decision, reaction);
-    return { violation, pending: decision.commit() };
+    const pending = decision.commit();
+    // A request the rules passed, sent as bytes: the next one that extends them is read only in its new elements.
+    const hasher = body === undefined ? undefined : byteHasher();
+    if (hasher !== undefined && violation === undefined && decision.committed !== undefined) {
+      this.#bytes.remember(hasher, decision.committed, body!, decision.committed.length, decision.committed.lastRequest);
+    }
+    return { violation, pending };
+  }
+
+  /**
+   * The byte fast path, in front of the rules: a request whose serialised
+   * body carries, byte for byte, the last request of a kept conversation
+   * (and nothing changed that conversation since but its observed reply) is
+   * read only in its new elements. When those are the reply as observed
+   * followed by new user messages and tool results answering calls among
+   * them, it is a continuation the rules would pass (§8.2 rule 3): it is
+   * counted as a passing check and the conversation extended. Anything else
+   * gives undefined, and the caller reads the whole request for the rules:
+   * a byte difference is never a violation by itself.
+   */
+  checkBytes(body: SerialisedBody, reaction: CheckReaction): ImplicitOutcome | undefined {
+    const hasher = byteHasher();
+    if (hasher === undefined) return undefined;
+    const now = this.#now();
+    this.#store.evict(now);
+    const continued = this.#bytes.continuation(hasher, body);
+    if (continued === undefined) return undefined;
+    const conversation = continued.conversation;
+    if (continued.since !== conversation.lastRequest || conversation.lastRequest.prefill) return undefined;
+    const added = continuedByTail(body, continued.tail, conversation.fingerprints.slice(continued.messagesAt), FINGERPRINT_OPTIONS);
+    if (added === undefined) return undefined;
+    report(undefined, reaction);
+    this.#store.extend(
+      conversation,
+      added.fingerprints,
+      added.messages.map((m) => storedSketch(m, reaction.captureContent)),
+      { run: currentRun(), length: conversation.length + added.messages.length, prefill: false, replyObserved: false },
+      now,
+    );
+    continued.commit(conversation.length, conversation.lastRequest);
+    return { pending: this.#pending(this.#store, conversation, added) };
   }
 
   /**
@@ -160,17 +208,19 @@ export class ImplicitLogs {
     const ruling = decide(read, store, run, now, this.#replies, captureContent, nextConversationNumber);
     const { seen, first } = read;
     const continued = ruling.extends;
-    return {
+    const decision: Decision = {
       violation: ruling.violation,
       number: ruling.number,
-      commit:
-        continued === undefined
-          ? () => this.#branch(store, seen, first, run, now, captureContent, ruling.number)
-          : () => {
-              this.#extend(store, continued.conversation, seen, continued.offset, run, now, captureContent);
-              return this.#pending(store, continued.conversation, seen);
-            },
+      commit: () => {
+        const conversation =
+          continued === undefined
+            ? this.#branch(store, seen, first, run, now, captureContent, ruling.number)
+            : this.#extend(store, continued.conversation, seen, continued.offset, run, now, captureContent);
+        decision.committed = conversation;
+        return this.#pending(store, conversation, seen);
+      },
     };
+    return decision;
   }
 
   /**
@@ -255,7 +305,7 @@ export class ImplicitLogs {
     run: RunKey | undefined,
     now: number,
     captureContent: boolean,
-  ): void {
+  ): Conversation {
     const from = offset + conversation.length;
     store.extend(
       conversation,
@@ -264,6 +314,7 @@ export class ImplicitLogs {
       { run, length: seen.fingerprints.length - offset, prefill: endsInAssistant(seen), replyObserved: false },
       now,
     );
+    return conversation;
   }
 
   /** The request as it was sent becomes a conversation of its own: a new conversation, or a branch of a known one. */
@@ -275,7 +326,7 @@ export class ImplicitLogs {
     now: number,
     captureContent: boolean,
     number: number,
-  ): PendingReply {
+  ): Conversation {
     const conversation = new Conversation(
       number,
       seen.fingerprints,
@@ -285,7 +336,7 @@ export class ImplicitLogs {
       { run, length: seen.messages.length, prefill: endsInAssistant(seen), replyObserved: false },
     );
     store.branch(conversation);
-    return this.#pending(store, conversation, seen);
+    return conversation;
   }
 
   /**

@@ -11,7 +11,7 @@ import { SharedLogs } from './shared-logs';
 import { storeChoice, type StoreChoice } from './store-config';
 
 /** What the request path asks of the implicit log, kept in this process's memory or in a shared store. */
-export type ImplicitLog = Pick<ImplicitLogs, 'check' | 'continueHeld' | 'size'>;
+export type ImplicitLog = Pick<ImplicitLogs, 'check' | 'continueHeld' | 'size'> & Partial<Pick<ImplicitLogs, 'checkBytes'>>;
 
 /** `NOUS_SESSION_INVARIANT_IMPLICIT=off` turns the implicit log off; bound sessions are still checked. */
 export const IMPLICIT_ENV_VAR = 'NOUS_SESSION_INVARIANT_IMPLICIT';

@@ -58,6 +58,25 @@ export class PrefixIndex<T> {
     if (group.lengths.length === 0) this.#groups.delete(key);
   }
 
+  /** Keeps only the entries `keep` accepts; returns how many are left. */
+  retain(keep: (value: T, key: bigint, length: number, digest: bigint) => boolean): number {
+    let left = 0;
+    for (const [key, group] of this.#groups) {
+      for (const [length, byDigest] of group.at) {
+        for (const [digest, value] of byDigest) {
+          if (keep(value, key, length, digest)) left++;
+          else byDigest.delete(digest);
+        }
+        if (byDigest.size === 0) {
+          group.at.delete(length);
+          group.lengths.splice(group.lengths.indexOf(length), 1);
+        }
+      }
+      if (group.lengths.length === 0) this.#groups.delete(key);
+    }
+    return left;
+  }
+
   /** How many keys have members (for tests and the heap figure). */
   get keys(): number {
     return this.#groups.size;

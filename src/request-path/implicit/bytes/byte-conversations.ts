@@ -1,0 +1,145 @@
+// The byte side of the implicit log's conversations: per conversation, what
+// it keeps of the bytes of the last request that extended it (byte-record.ts),
+// and the index that finds the conversation a request's bytes continue
+// (prefix-index.ts). The one place that decides when a conversation's bytes
+// are known: after a request the rules passed, or one this fast path took.
+
+import type { SerialisedBody } from '../../model-request';
+import type { ByteHasher, PrefixStream } from './byte-hash';
+import { appendElements, bytesSeen, latestBoundaries, newByteRecord, type ByteRecord } from './byte-record';
+import { bodyLayout, type BodyLayout, type ConversationArrayKey } from './body-layout';
+import { arrayElements, type ElementSpan } from './json-scan';
+import { PrefixIndex, restream } from './prefix-index';
+
+/** The array a wire format's conversation is in; undefined for a format the byte path does not read. */
+export function arrayKeyOf(format: SerialisedBody['format']): ConversationArrayKey | undefined {
+  if (format === 'openai.chat' || format === 'anthropic.messages') return 'messages';
+  if (format === 'openai.responses') return 'input';
+  return undefined;
+}
+
+/** A conversation's byte record, and how long the conversation was (in messages) when those bytes were its last request. */
+interface KeptBytes<C extends object> extends ByteRecord {
+  /** The conversation's length right after the request these bytes are (before its reply). */
+  messages: number;
+  /** What the conversation's last request was when these bytes were recorded: they are its bytes only while it still is. */
+  since: unknown;
+  /** What the index holds it by (one reference, so an entry can be deleted). */
+  reference: WeakRef<C>;
+}
+
+/** A request whose bytes continue a kept conversation's last request: where its new elements are. */
+export interface ByteContinuation<C> {
+  conversation: C;
+  /** The conversation's length when its bytes were recorded. */
+  messagesAt: number;
+  /** The token `since` given when the bytes were recorded (see `KeptBytes.since`). */
+  since: unknown;
+  /** The new elements, after the bytes already seen. */
+  tail: ElementSpan[];
+  /** Records the new elements as the conversation's bytes, now `messages` long after a request `since` stands for. */
+  commit(messages: number, since: unknown): void;
+}
+
+/** The byte records of a set of conversations, and the lookup by bytes. */
+export class ByteConversations<C extends object> {
+  readonly #records = new WeakMap<C, KeptBytes<C>>();
+  readonly #index = new PrefixIndex<WeakRef<C>>();
+  #indexed = 0;
+  readonly #alive: (conversation: C) => boolean;
+  readonly #limit: number;
+
+  /** `alive` says whether a conversation is still kept; `limit` bounds index entries before a sweep of dead ones. */
+  constructor(alive: (conversation: C) => boolean, limit: number) {
+    this.#alive = alive;
+    this.#limit = limit;
+  }
+
+  /**
+   * The kept conversation whose last request `body` extends, byte for byte,
+   * with its new elements; undefined when there is none (the rules then read
+   * the request). `commit` records the new bytes once the request is taken.
+   */
+  continuation(hasher: ByteHasher, body: SerialisedBody): ByteContinuation<C> | undefined {
+    const arrayKey = arrayKeyOf(body.format);
+    if (arrayKey === undefined) return undefined;
+    const text = body.text;
+    const layout = bodyLayout(text, arrayKey);
+    if (layout === undefined) return undefined;
+    const key = hasher.digest(text, layout.p0, layout.firstEnd);
+    const match = this.#index.longest(hasher, text, layout.p0, key, text.length);
+    if (match === undefined) return undefined;
+    const conversation = match.value.deref();
+    const record = conversation === undefined ? undefined : this.#records.get(conversation);
+    // Only the whole of the last request's bytes: a shorter match (an earlier boundary) is for the rules.
+    if (conversation === undefined || record === undefined || !this.#alive(conversation) || match.length !== bytesSeen(record))
+      return undefined;
+    const tail = arrayElements(text, layout.open, layout.p0 + match.length);
+    if (tail === undefined || tail.length === 0) return undefined;
+    const stream = restream(hasher, text, layout.p0, match);
+    return {
+      conversation,
+      messagesAt: record.messages,
+      since: record.since,
+      tail,
+      commit: (messages, since) => {
+        record.since = since;
+        this.#extend(record, layout, tail, stream, messages);
+      },
+    };
+  }
+
+  /** Records `body` as the bytes of the request that just made `conversation` `messages` long (the rules passed it); `since` stands for that request. */
+  remember(hasher: ByteHasher, conversation: C, body: SerialisedBody, messages: number, since: unknown): void {
+    const arrayKey = arrayKeyOf(body.format);
+    this.forget(conversation);
+    if (arrayKey === undefined) return;
+    const layout = bodyLayout(body.text, arrayKey);
+    if (layout === undefined) return;
+    const elements = arrayElements(body.text, layout.open);
+    if (elements === undefined) return;
+    const record: KeptBytes<C> = {
+      ...newByteRecord(hasher.digest(body.text, layout.p0, layout.firstEnd)),
+      messages,
+      since,
+      reference: new WeakRef(conversation),
+    };
+    this.#records.set(conversation, record);
+    this.#extend(record, layout, elements.slice(layout.systemCount), hasher.stream(body.text, layout.p0), messages);
+  }
+
+  /** Forgets what `conversation` kept of its bytes (something other than a request with a body changed it). */
+  forget(conversation: C): void {
+    // Its index entries are dropped by the next sweep; until then a match on them finds no record.
+    this.#records.delete(conversation);
+  }
+
+  #extend(record: KeptBytes<C>, layout: BodyLayout, added: readonly ElementSpan[], stream: PrefixStream, messages: number): void {
+    const ends = added.map((span) => span.end - layout.p0);
+    const digests = new Map<number, bigint>();
+    for (const end of latestBoundaries(ends)) digests.set(end, stream.digestTo(layout.p0 + end));
+    const reference = record.reference;
+    for (const dropped of appendElements(record, ends, digests)) this.#index.delete(record.key, dropped.length, dropped.digest, reference);
+    for (const [length, digest] of digests) {
+      this.#index.add(record.key, length, digest, reference);
+      this.#indexed++;
+    }
+    record.messages = messages;
+    if (this.#indexed > this.#limit) this.#sweep();
+  }
+
+  /** Drops index entries of conversations no longer kept or whose bytes moved on. */
+  #sweep(): void {
+    this.#indexed = this.#index.retain((reference, key, length, digest) => {
+      const conversation = reference.deref();
+      const record = conversation === undefined ? undefined : this.#records.get(conversation);
+      return (
+        conversation !== undefined &&
+        record !== undefined &&
+        record.key === key &&
+        this.#alive(conversation) &&
+        record.boundaries.some((b) => b.length === length && b.digest === digest)
+      );
+    });
+  }
+}
