@@ -11,6 +11,7 @@ import type { PushMetricExporter, ResourceMetrics } from '@opentelemetry/sdk-met
 import type { LogRecordExporter, ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
 import { CHECKS_METRIC, VIOLATION_METRIC } from '../telemetry/semconv';
+import { consoleSafe } from '../warnings';
 
 type Write = (line: string) => void;
 const toStderr: Write = (line) => process.stderr.write(`${line}\n`);
@@ -75,7 +76,7 @@ export class InvariantConsoleMetricExporter implements PushMetricExporter {
         const name = metric.descriptor.name;
         if (name !== VIOLATION_METRIC && name !== CHECKS_METRIC) continue;
         for (const point of metric.dataPoints) {
-          lines.push(`[nous-session-invariant] counter ${name} ${JSON.stringify(point.attributes)} = ${String(point.value)}`);
+          lines.push(consoleSafe(`[nous-session-invariant] counter ${name} ${JSON.stringify(point.attributes)} = ${String(point.value)}`));
         }
       }
     }
