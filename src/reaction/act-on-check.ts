@@ -40,6 +40,8 @@ export interface CheckReaction {
   eventLogger?: EventLogger | undefined;
   /** False where a throw cannot reach the caller (a diagnostics-channel subscriber): strict is recorded as warn. */
   mayThrow: boolean;
+  /** The implicit log's surplus is assistant replies this process never saw a model send (its store is in memory). */
+  unobservedReplies?: boolean | undefined;
 }
 
 /**
