@@ -20,6 +20,8 @@ export interface ClientSeam {
   clientOf(exports: Record<string, unknown>): unknown;
   /** The model request these options are, if they are one. */
   modelRequest(options: RequestOptions | undefined): ModelRequest | undefined;
+  /** Where the client hands over the serialised body with a throw reaching the caller as it is (sdk-client/client-hook.ts). */
+  byteSeam: 'prepareRequest' | 'backendMiddleware';
 }
 
 /** One model provider: its SDK client hook, if it has one, and its APIs as the transport seams read them. */

@@ -46,6 +46,20 @@ export function checksRequests(): boolean {
   }
 }
 
+/**
+ * Whether a log is bound where the caller runs now (`withSession`): then a
+ * request is checked against it, else against the implicit log. The SDK
+ * client hook asks, to check a bound request where it is read and leave
+ * the rest for the seam that has the serialised body. Never throws.
+ */
+export function boundLogInForce(): boolean {
+  try {
+    return getActiveSession()?.log !== undefined;
+  } catch {
+    return false;
+  }
+}
+
 /** The mode a request is checked in: the call's own option, then the bound session's, then the config's, then the environment. */
 function modeInForce(call: CallOptions, session: SessionBinding | undefined, settings: HostSettings): Mode {
   return resolveMode(call.mode ?? session?.mode ?? settings.mode);

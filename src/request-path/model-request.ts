@@ -41,6 +41,18 @@ export interface ModelRequest {
   span?: Span | undefined;
   /** The wire format of the HTTP response, when the seam can read the model's reply from it. */
   replyFormat?: ReplyFormat | undefined;
+  /**
+   * The body as it is sent, when the seam has it serialised: the SDK client
+   * hook at its byte seams, the fetch seam. The implicit log reads a
+   * conversation's bytes from it; `messages` stay what the rules read.
+   */
+  body?: SerialisedBody | undefined;
+}
+
+/** A request body as the string that goes over the wire, and its wire format. */
+export interface SerialisedBody {
+  readonly text: string;
+  readonly format: ReplyFormat;
 }
 
 /**

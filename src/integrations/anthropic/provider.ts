@@ -27,6 +27,7 @@ export const anthropicProvider: Provider = {
   client: {
     module: ANTHROPIC_MODULE,
     range: ANTHROPIC_SUPPORTED,
+    byteSeam: 'backendMiddleware',
     clientOf: (exports) => exports.Anthropic ?? exports.default,
     modelRequest: anthropicModelRequest,
   },

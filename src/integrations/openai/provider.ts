@@ -21,6 +21,7 @@ export const openaiProvider: Provider = {
   client: {
     module: OPENAI_MODULE,
     range: OPENAI_SUPPORTED,
+    byteSeam: 'prepareRequest',
     clientOf: (exports) => exports.OpenAI ?? exports.default,
     modelRequest: openAIModelRequest,
   },
