@@ -13,6 +13,7 @@ import { check } from '../invariant/check';
 import { resolveMode, type Mode } from '../invariant/mode';
 import { getActiveSession, type SessionBinding } from '../invariant/session-binding';
 import { actOnCheck, captureContentFromEnv, type CheckReaction } from '../reaction/act-on-check';
+import { contentCaptureOption } from '../reaction/content-capture-option';
 import { SessionInvariantViolation } from '../invariant/violation';
 import type { Message } from '../model/messages';
 import { contained } from '../telemetry/internal-error';
@@ -125,7 +126,7 @@ function checkWith(host: RequestCheckHost, request: ModelRequest, call: CallOpti
     // The bound session's id; the implicit log sets its conversation's own.
     conversationId:
       log === undefined ? undefined : call.log === undefined ? (session?.conversationId ?? conversationIdOf(log)) : conversationIdOf(log),
-    captureContent: call.captureContent ?? settings.captureContent ?? captureContentFromEnv(),
+    captureContent: contentCaptureOption(call) ?? settings.captureContent ?? captureContentFromEnv(),
     previews: settings.previews,
     span: request.span,
     spanForViolation: (r) =>

@@ -4,6 +4,7 @@ import type { Span } from '@opentelemetry/api';
 import type { Message } from '../model/messages';
 import type { Mode } from '../invariant/mode';
 import type { SessionLog } from '../log/session-log';
+import type { ContentCaptureOption } from '../reaction/content-capture-option';
 
 /**
  * One model request as a seam hands it to the request path: its provider, model
@@ -64,11 +65,10 @@ export interface SerialisedBody {
 export type ReplyFormat = 'openai.chat' | 'openai.responses' | 'anthropic.messages' | `${string}.${string}`;
 
 /** Settings given with one call (the AI SDK middleware's options): they win over everything else. */
-export interface CallOptions {
+export interface CallOptions extends ContentCaptureOption {
   log?: SessionLog | undefined;
   mode?: Mode | undefined;
   agentName?: string | undefined;
-  captureContent?: boolean | undefined;
   /**
    * What `log` stands for in the report (`nous.session.invariant.log`), when
    * it is not a bound log: a seam that checks a request against the implicit

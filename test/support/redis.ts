@@ -96,6 +96,8 @@ export async function startRedis(): Promise<RedisServer> {
 export interface TurnResult {
   id: string;
   violations: string[];
+  /** The violation warning lines themselves. */
+  lines: string[];
   error?: string;
 }
 
