@@ -14,6 +14,6 @@ const Anthropic = require('@anthropic-ai/sdk');
 new OpenAI.OpenAI({ apiKey: 'bench', baseURL: 'http://127.0.0.1:9' });
 new Anthropic.Anthropic({ apiKey: 'bench', baseURL: 'http://127.0.0.1:9' });
 const cpu = process.cpuUsage();
-const dist = require('node:path').join(__dirname, '..', 'dist');
+const dist = require('node:path').join(require.resolve('nous-session-invariant/package.json'), '..', 'dist');
 const own = process.env.BENCH_LIST === '1' ? Object.keys(require.cache).filter((path) => path.startsWith(dist)) : undefined;
 console.log(JSON.stringify({ cpuMs: (cpu.user + cpu.system) / 1000, maxRssKb: process.resourceUsage().maxRSS, own }));
