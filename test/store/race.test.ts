@@ -11,13 +11,13 @@ import type { CheckReaction } from '../../src/reaction/act-on-check';
 import type { PendingReply } from '../../src/request-path/reply';
 import { decodeBucket } from '../../src/request-path/implicit/conversation-codec';
 import { ImplicitLogs } from '../../src/request-path/implicit/implicit-logs';
-import { RedisBuckets } from '../../src/request-path/implicit/redis-buckets';
+import type { RedisBuckets } from '../../src/request-path/implicit/redis-buckets';
 import { SharedLogs } from '../../src/request-path/implicit/shared-logs';
 import { createInstruments } from '../../src/telemetry/instruments';
 import { setLogger } from '../../src/warnings';
 import { CHECKS_METRIC, STORE_ERROR_METRIC, VIOLATION_METRIC } from '../../src/telemetry/semconv';
 import { OnDemandMetricReader } from '../support/otel';
-import { redisInstalled, startRedis, type RedisServer } from '../support/redis';
+import { redisBuckets, redisInstalled, startRedis, type RedisServer } from '../support/redis';
 
 const installed = redisInstalled('the store compare-and-set against a real redis-server');
 const TTL = 60_000;
@@ -47,7 +47,7 @@ describe.skipIf(!installed)('compare-and-set', () => {
   /** A process: its own implicit log and its own connection to the store. */
   const buckets: RedisBuckets[] = [];
   const process = (prefix: string): SharedLogs => {
-    const store = new RedisBuckets(redis.url, prefix, TTL);
+    const store = redisBuckets(redis.url, prefix, TTL);
     buckets.push(store);
     const logs = new SharedLogs(
       new ImplicitLogs({ maxConversations: 1000, idleTimeoutMs: TTL }, () => instruments),
@@ -79,8 +79,8 @@ describe.skipIf(!installed)('compare-and-set', () => {
   };
 
   it('lets one of two writes from the same version through', async () => {
-    const a = new RedisBuckets(redis.url, 'cas', TTL);
-    const b = new RedisBuckets(redis.url, 'cas', TTL);
+    const a = redisBuckets(redis.url, 'cas', TTL);
+    const b = redisBuckets(redis.url, 'cas', TTL);
     try {
       const read = await a.load(7);
       const outcomes = await Promise.all([a.write(7, read.version, 'from a'), b.write(7, read.version, 'from b')]);

@@ -9,6 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll } from 'vitest';
+import { RedisBuckets } from '../../src/request-path/implicit/redis-buckets';
+import { connectionFor } from '../../src/request-path/implicit/redis-connection';
+import { readRedisUrl } from '../../src/request-path/implicit/store-config';
 import { startFakeProvider, type FakeProvider } from './fake-provider';
 import { PACKAGE_ROOT, appEnvironment } from './run-node';
 import { until } from './services';
@@ -17,6 +20,13 @@ import { freePort, requireProgram } from './tools';
 /** Whether redis-server is installed (else one line says what is skipped; a failure under NOUS_TEST_REQUIRE_PROGRAMS=1). */
 export function redisInstalled(what: string): boolean {
   return requireProgram('redis-server', what);
+}
+
+/** The store's buckets at a Redis URL, on a connection of the package's own (as a process has). */
+export function redisBuckets(url: string, prefix: string, ttlMs: number): RedisBuckets {
+  const target = readRedisUrl(url);
+  if (typeof target === 'string') throw new Error(`${url} ${target}`);
+  return new RedisBuckets(connectionFor(target), prefix, ttlMs);
 }
 
 export interface RedisServer {

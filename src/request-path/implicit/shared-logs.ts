@@ -24,7 +24,8 @@ import type { Conversation } from './conversation';
 import { decodeBucket, encodeBucket, recordMeta } from './conversation-codec';
 import { MemoryConversationStore, type RecordedReply } from './conversation-store';
 import { reportDecision, type Decision, type ImplicitLogs, type ImplicitOutcome, type ReadRequest } from './implicit-logs';
-import { StoreFailure, type RedisBuckets, type StoreErrorReason } from './redis-buckets';
+import type { RedisBuckets } from './redis-buckets';
+import { StoreFailure, type StoreErrorReason } from './redis-connection';
 
 /** Records kept per bucket (the conversations and branches that start alike), the most recently used first. */
 export const MAX_RECORDS_PER_BUCKET = 64;
@@ -294,11 +295,13 @@ function reasonText(reason: StoreErrorReason): string {
     case 'timeout':
       return 'timed out';
     case 'script':
-      return 'the update script failed';
+      return 'Redis answered a command with an error';
     case 'decode':
       return 'a record could not be read';
     case 'conflict':
       return 'too many concurrent updates';
+    case 'auth':
+      return "the server refused the URL's credentials, or asks for some it has not";
     case 'client':
       return 'the ioredis package is not installed';
   }
