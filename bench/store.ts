@@ -126,10 +126,10 @@ async function run(redis: Redis, url: string): Promise<void> {
   for (let i = 0; i < loops; i++) await loop();
   const calls = commandCalls(await redis.info('commandstats'));
   const requests = loops * CALLS;
+  const per = (n: number) => (n / requests).toFixed(2);
   console.log(
-    `store round trips per request: ${(calls.total / requests).toFixed(2)} ` +
-      `(reads ${(calls.hmget / requests).toFixed(2)}, compare-and-set writes ${(calls.writes / requests).toFixed(2)}; ` +
-      `reply marks asked ${(calls.mget / requests).toFixed(2)}, pipelined with the read)`,
+    `store round trips per request: ${per(calls.roundTrips)} (reads ${per(calls.hmget)}, compare-and-set writes ${per(calls.writes)}); ` +
+      `commands per request: ${per(calls.commands)} (reply marks asked ${per(calls.get)} and set ${per(calls.set)}, each sent with a read or a write)`,
   );
 
   // Redis memory per conversation: one conversation grown to 100 and to 1,000 messages.
@@ -158,12 +158,17 @@ async function run(redis: Redis, url: string): Promise<void> {
   provider.close();
 }
 
-/** Round trips, from Redis's command counts: a read (HMGET, with an MGET of reply marks pipelined in it) and the writes. */
-function commandCalls(info: string): { total: number; hmget: number; writes: number; mget: number } {
+/**
+ * Round trips and commands, from Redis's command counts: each round trip has
+ * exactly one HMGET (a read) or one EVALSHA / EVAL (a compare-and-set write);
+ * the GETs and SETs of reply marks travel with them.
+ */
+function commandCalls(info: string): { roundTrips: number; commands: number; hmget: number; writes: number; get: number; set: number } {
   const calls = (name: string) => Number(new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(info)?.[1] ?? 0);
   const hmget = calls('hmget');
   const writes = calls('evalsha') + calls('eval');
-  return { total: hmget + writes, hmget, writes, mget: calls('mget') };
+  const [get, set] = [calls('get'), calls('set')];
+  return { roundTrips: hmget + writes, commands: hmget + writes + get + set, hmget, writes, get, set };
 }
 
 async function waitForRedis(redis: Redis): Promise<void> {

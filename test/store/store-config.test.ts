@@ -78,12 +78,22 @@ describe('a store URL', () => {
   });
 
   it('takes a password of any characters, encoded or not, up to the last @', () => {
-    expect(readRedisUrl('redis://:pa/ss@w?rd@cache:6379/1')).toMatchObject({ password: 'pa/ss@w?rd', nodes: [{ host: 'cache', port: 6379 }], db: 1 });
+    expect(readRedisUrl('redis://:pa/ss@w?rd@cache:6379/1')).toMatchObject({
+      password: 'pa/ss@w?rd',
+      nodes: [{ host: 'cache', port: 6379 }],
+      db: 1,
+    });
     expect(readRedisUrl('redis://user:p%2Fw%40rd@cache')).toMatchObject({ username: 'user', password: 'p/w@rd' });
   });
 
   it('refuses a database that is not a number, a port out of range, or query parameters, with a warning and no crash', () => {
-    for (const url of ['redis://127.0.0.1:6379/notadb', 'redis://127.0.0.1:99999', 'redis://h:6379/0?family=6', 'redis://', 'redis://h:x']) {
+    for (const url of [
+      'redis://127.0.0.1:6379/notadb',
+      'redis://127.0.0.1:99999',
+      'redis://h:6379/0?family=6',
+      'redis://',
+      'redis://h:x',
+    ]) {
       expect(storeChoice({ store: url }, {}), url).toEqual({ kind: 'memory' });
     }
     expect(warn).toHaveBeenCalledTimes(1);
@@ -91,7 +101,14 @@ describe('a store URL', () => {
 
   it('never shows a password in a warning, whatever its characters and whatever else is wrong with the URL', () => {
     const password = fc.string({ minLength: 6, maxLength: 24, unit: 'grapheme-ascii' }).filter((p) => !p.includes('@') && p.trim() === p);
-    const shape = fc.constantFrom('redis://:%p@h:1/notadb', 'redis://u:%p@h:1/x/y', 'http://u:%p@h', 'redis+cluster://:%p@h:1/2', 'foo:%p@bar', 'redis://u:%p@');
+    const shape = fc.constantFrom(
+      'redis://:%p@h:1/notadb',
+      'redis://u:%p@h:1/x/y',
+      'http://u:%p@h',
+      'redis+cluster://:%p@h:1/2',
+      'foo:%p@bar',
+      'redis://u:%p@',
+    );
     fc.assert(
       fc.property(password, shape, (secret, template) => {
         warn.mockReset();

@@ -85,7 +85,10 @@ class OwnClient implements RedisConnection {
 
   async send(args: readonly string[]): Promise<unknown> {
     // Loading ioredis is not bounded (it is the module's first use, off the caller's path in warn mode); connecting is.
-    const client = await deadline(this.#ready(await (this.#client ??= createClient(this.#url, (error) => (this.#lastError = error)))), CONNECT_TIMEOUT_MS);
+    const client = await deadline(
+      this.#ready(await (this.#client ??= createClient(this.#url, (error) => (this.#lastError = error)))),
+      CONNECT_TIMEOUT_MS,
+    );
     return deadline(client.call(args[0]!, ...args.slice(1)), COMMAND_TIMEOUT_MS);
   }
 
@@ -102,7 +105,8 @@ class OwnClient implements RedisConnection {
       this.#lastError = undefined;
       this.#connecting ??= client.connect().finally(() => (this.#connecting = undefined));
     }
-    if (this.#connecting !== undefined) await this.#connecting.catch((error: unknown) => Promise.reject(classify(this.#lastError ?? error)));
+    if (this.#connecting !== undefined)
+      await this.#connecting.catch((error: unknown) => Promise.reject(classify(this.#lastError ?? error)));
     const status: string = client.status;
     if (status !== 'ready') throw classify(this.#lastError ?? new Error(`the store is ${status}`));
     if (!this.#authChecked) {
@@ -172,7 +176,7 @@ async function warnOnUnneededPassword(client: OwnRedis, url: RedisUrl): Promise<
   try {
     const user = String(await deadline(client.call('ACL', 'WHOAMI'), COMMAND_TIMEOUT_MS));
     const described = await deadline(client.call('ACL', 'GETUSER', user), COMMAND_TIMEOUT_MS);
-    const flags = Array.isArray(described) ? described[described.indexOf('flags') + 1] : undefined;
+    const flags: unknown = Array.isArray(described) ? (described as unknown[])[described.indexOf('flags') + 1] : undefined;
     if (Array.isArray(flags) && flags.includes('nopass')) {
       warnOnce(
         'store:nopass',

@@ -46,7 +46,9 @@ export function implicitLogs(options: ImplicitLogOptions | undefined): ImplicitL
   const idleTimeoutMs = positive(options?.idleTimeoutMs) ?? DEFAULT_IDLE_TIMEOUT_MS;
   const choice = storeOf(options);
   const store: StoreIdentity =
-    choice.kind === 'memory' ? ['memory', ''] : [choice.target.kind === 'url' ? choice.target.written : choice.target.client, choice.prefix];
+    choice.kind === 'memory'
+      ? ['memory', '']
+      : [choice.target.kind === 'url' ? choice.target.written : choice.target.client, choice.prefix];
   if (
     shared?.maxConversations !== maxConversations ||
     shared.idleTimeoutMs !== idleTimeoutMs ||

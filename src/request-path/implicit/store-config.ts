@@ -48,7 +48,10 @@ export function storeChoice(
     if (typeof given === 'function' || (typeof given === 'object' && given !== null && typeof given.call === 'function')) {
       return { kind: 'redis', target: { kind: 'client', client: given }, prefix: prefixOf(options?.storePrefix, env) };
     }
-    warnOnce('store:implicit.store', "implicit.store is neither a string, an ioredis client nor a function: conversations are kept in this process's memory");
+    warnOnce(
+      'store:implicit.store',
+      "implicit.store is neither a string, an ioredis client nor a function: conversations are kept in this process's memory",
+    );
     return MEMORY;
   }
   const source = given !== undefined ? 'implicit.store' : STORE_ENV_VAR;

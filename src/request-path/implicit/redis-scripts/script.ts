@@ -19,7 +19,12 @@ export function redisScript(lua: string): RedisScript {
 }
 
 /** Runs `script` on `keys` with `args`: by its hash, by its source when Redis answers NOSCRIPT. */
-export async function runScript(connection: RedisConnection, script: RedisScript, keys: readonly string[], args: readonly string[]): Promise<unknown> {
+export async function runScript(
+  connection: RedisConnection,
+  script: RedisScript,
+  keys: readonly string[],
+  args: readonly string[],
+): Promise<unknown> {
   const tail = [String(keys.length), ...keys, ...args];
   try {
     return await connection.send(['EVALSHA', script.sha, ...tail]);
