@@ -113,7 +113,7 @@ export const ATTR_MISSING_PREVIEWS = 'nous.session.invariant.missing.previews';
 export const ATTR_WHERE = 'nous.session.invariant.where';
 /** On the eviction counter: `idle` (unused past the idle timeout) or `capacity` (the cap was reached). */
 export const ATTR_EVICTION_REASON = 'nous.session.invariant.eviction.reason';
-/** On the store error counter: `connection`, `timeout`, `script`, `decode` or `conflict` (docs/shared-store.md). */
+/** On the store error counter: `connection`, `timeout`, `auth`, `script`, `decode`, `conflict` or `client` (docs/shared-store.md). */
 export const ATTR_STORE_REASON = 'nous.session.invariant.store.reason';
 
 // OpenTelemetry GenAI semantic conventions.

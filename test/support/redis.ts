@@ -210,6 +210,8 @@ async function waitForPing(port: number, password?: string): Promise<void> {
 export interface TurnResult {
   id: string;
   violations: string[];
+  /** The `gen_ai.conversation.id` of each violation. */
+  conversations: string[];
   error?: string;
 }
 

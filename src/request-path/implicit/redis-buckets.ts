@@ -53,13 +53,23 @@ export class RedisBuckets {
     this.#pausedUntil = now + RETRY_AFTER_MS;
   }
 
-  /** Reads a bucket, and which of `replies` (fingerprints) a process observed: its commands sent at once, one round trip. */
+  /**
+   * Reads a bucket, and which of `replies` (fingerprints) a process
+   * observed: its commands sent at once, one round trip. The marks are asked
+   * with one MGET on one server, a GET each on a Cluster (their keys are in
+   * as many slots).
+   */
   async load(key: Fingerprint, replies: readonly Fingerprint[] = []): Promise<Bucket> {
     this.roundTrips++;
-    const [bucket, ...seen] = await Promise.all([
-      this.#connection.send(['HMGET', this.keyOf(key), 'v', 'd']),
-      ...replies.map((r) => this.#connection.send(['GET', this.#replyKey(r)])),
-    ]);
+    const marks = replies.map((r) => this.#replyKey(r));
+    const asked =
+      marks.length === 0
+        ? []
+        : this.#connection.oneServer
+          ? [this.#connection.send(['MGET', ...marks])]
+          : marks.map((mark) => this.#connection.send(['GET', mark]));
+    const [bucket, ...answers] = await Promise.all([this.#connection.send(['HMGET', this.keyOf(key), 'v', 'd']), ...asked]);
+    const seen: unknown[] = this.#connection.oneServer && Array.isArray(answers[0]) ? (answers[0] as unknown[]) : answers;
     const [version, data] = Array.isArray(bucket) ? (bucket as Array<string | null>) : [];
     return {
       version: typeof version === 'string' ? version : '0',

@@ -33,6 +33,8 @@ export const CONNECT_TIMEOUT_MS = 1000;
 
 /** Commands to Redis, whoever owns the client. */
 export interface RedisConnection {
+  /** Whether a command may name keys of several slots: one server, not a Cluster (a function's client may be either: no). */
+  readonly oneServer: boolean;
   /** Sends one command (its words); rejects with a `StoreFailure` on an error or past the deadline. */
   send(args: readonly string[]): Promise<unknown>;
   /** Closes a client the package opened; the app's own client is left alone. */
@@ -47,9 +49,12 @@ export function connectionFor(target: RedisTarget): RedisConnection {
 /** The app's own client: commands go through it as they are, each with the package's deadline. */
 class AppClient implements RedisConnection {
   readonly #client: RedisStoreClient;
+  readonly oneServer: boolean;
 
   constructor(client: RedisStoreClient) {
     this.#client = client;
+    // An ioredis `Redis` says `isCluster: false`; a `Cluster`, true.
+    this.oneServer = typeof client !== 'function' && (client as { isCluster?: unknown }).isCluster === false;
   }
 
   send(args: readonly string[]): Promise<unknown> {
@@ -78,9 +83,11 @@ class OwnClient implements RedisConnection {
   /** The client's last error event: why a connection did not become ready (refused credentials, say). */
   #lastError: unknown;
   #authChecked = false;
+  readonly oneServer: boolean;
 
   constructor(url: RedisUrl) {
     this.#url = url;
+    this.oneServer = !url.cluster;
   }
 
   async send(args: readonly string[]): Promise<unknown> {
