@@ -12,6 +12,12 @@ export const INTERNAL_ERROR_METRIC = 'nous.session.invariant.internal_error';
 export const IMPLICIT_EVICTION_METRIC = 'nous.session.invariant.implicit.evictions';
 /** Counter, +1 per failed round trip to the shared conversation store (the check fell back to the process's memory). */
 export const STORE_ERROR_METRIC = 'nous.session.invariant.store.errors';
+/**
+ * Counter, +1 per loss of coverage a store fault cost: a check left
+ * unreported (`unseen_reply`) or a deferred write given up (`write_dropped`),
+ * by `nous.session.invariant.store.reason`.
+ */
+export const STORE_DEGRADED_METRIC = 'nous.session.invariant.store.degraded';
 
 /**
  * The violation kind (`extra_message`, `missing_message`, `order`,

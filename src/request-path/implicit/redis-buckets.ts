@@ -10,13 +10,15 @@
 import type { Fingerprint } from '../../invariant/fingerprint';
 import type { RedisConnection } from './redis-connection';
 import { runScript } from './redis-scripts/script';
+import { MARK_FAULT } from './redis-scripts/mark-fault';
 import { WRITE_BUCKET } from './redis-scripts/write-bucket';
 
-/** A bucket as read: its version (`0` when absent), its encoded records, and which of the replies asked about some process observed. */
+/** A bucket as read: its version (`0` when absent), its encoded records, which of the replies asked about some process observed, and whether a fault hid some of its replies. */
 export interface Bucket {
   version: string;
   data: string | null;
   replies: Fingerprint[];
+  faulted: boolean;
 }
 
 /** After a failure, the store is left alone this long (checks use the process's memory), then tried again. */
@@ -68,13 +70,14 @@ export class RedisBuckets {
         : this.#connection.oneServer
           ? [this.#connection.send(['MGET', ...marks])]
           : marks.map((mark) => this.#connection.send(['GET', mark]));
-    const [bucket, ...answers] = await Promise.all([this.#connection.send(['HMGET', this.keyOf(key), 'v', 'd']), ...asked]);
+    const [bucket, ...answers] = await Promise.all([this.#connection.send(['HMGET', this.keyOf(key), 'v', 'd', 'f']), ...asked]);
     const seen: unknown[] = this.#connection.oneServer && Array.isArray(answers[0]) ? (answers[0] as unknown[]) : answers;
-    const [version, data] = Array.isArray(bucket) ? (bucket as Array<string | null>) : [];
+    const [version, data, faulted] = Array.isArray(bucket) ? (bucket as Array<string | null>) : [];
     return {
       version: typeof version === 'string' ? version : '0',
       data: typeof data === 'string' ? data : null,
       replies: replies.filter((_, i) => seen[i] !== null && seen[i] !== undefined),
+      faulted: typeof faulted === 'string',
     };
   }
 
@@ -93,6 +96,19 @@ export class RedisBuckets {
       ...replies.map((r) => this.#connection.send(['SET', this.#replyKey(r), '1', 'PX', ttl])),
     ]);
     return typeof version === 'string' ? version : undefined;
+  }
+
+  /**
+   * After a fault: marks `replies` observed (as `write` does) and the bucket
+   * as one a fault hid some replies of, in one round trip.
+   */
+  async markFault(key: Fingerprint, replies: readonly Fingerprint[]): Promise<void> {
+    this.roundTrips++;
+    const ttl = String(this.#ttlMs);
+    await Promise.all([
+      runScript(this.#connection, MARK_FAULT, [this.keyOf(key)], [ttl]),
+      ...replies.map((r) => this.#connection.send(['SET', this.#replyKey(r), '1', 'PX', ttl])),
+    ]);
   }
 
   /** The key marking a reply (by fingerprint) as observed by some process; hash-tagged on its own. */
