@@ -25,7 +25,7 @@ import type { ViolationDetails } from '../dist/invariant/violation';
 import { ImplicitLogs } from '../dist/request-path/implicit/implicit-logs';
 import type { InvariantInstruments } from '../dist/telemetry/instruments';
 import { setLogger } from '../dist/warnings';
-import { agentLog, fmt, requestOf, timePerCall } from './support';
+import { agentLog, fmt, PROSE, requestOf, TEXTS, timePerCall, type Text } from './support';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (gc === undefined) throw new Error('run with: npm run build && node --expose-gc --import tsx bench/implicit.ts');
@@ -53,18 +53,6 @@ const reaction: CheckReaction = {
 const newLogs = () => new ImplicitLogs({ maxConversations: 1_000, idleTimeoutMs: 3_600_000 }, () => instruments);
 const send = (logs: ImplicitLogs, messages: readonly Message[]) => logs.check({ provider: 'bench', model: 'm', messages }, reaction);
 const copy = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
-
-type Text = 'ascii' | 'two-byte';
-const TEXTS: readonly Text[] = ['ascii', 'two-byte'];
-/** Prose that makes a message the size of a real one (a few hundred bytes): ASCII, or Cyrillic (two bytes a character in UTF-8 and in V8's strings). */
-const PROSE: Record<Text, string> = {
-  ascii:
-    ' For context: I am planning a trip next week with two children, we will mostly walk between museums and parks, ' +
-    'and I would rather not carry more than one bag, so tell me plainly what to pack and whether it is worth waiting.',
-  'two-byte':
-    ' Для контекста: на следующей неделе я планирую поездку с двумя детьми, мы будем в основном ходить пешком между ' +
-    'музеями и парками, и я не хочу нести больше одной сумки, поэтому скажите прямо, что взять с собой.',
-};
 
 /** A turn boundary: the previous request (ends in a user message or tool result, not a prefill), the model's reply to it, and the next request (+ reply + one new user message). */
 function transcript(size: number, text: Text) {

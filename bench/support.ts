@@ -55,6 +55,18 @@ export function agentLog(messages: number): SessionLog {
   return log;
 }
 
+export type Text = 'ascii' | 'two-byte';
+export const TEXTS: readonly Text[] = ['ascii', 'two-byte'];
+/** Prose that makes a message the size of a real one (a few hundred bytes): ASCII, or Cyrillic (two bytes a character in UTF-8 and in V8's strings). */
+export const PROSE: Record<Text, string> = {
+  ascii:
+    ' For context: I am planning a trip next week with two children, we will mostly walk between museums and parks, ' +
+    'and I would rather not carry more than one bag, so tell me plainly what to pack and whether it is worth waiting.',
+  'two-byte':
+    ' Для контекста: на следующей неделе я планирую поездку с двумя детьми, мы будем в основном ходить пешком между ' +
+    'музеями и парками, и я не хочу нести больше одной сумки, поэтому скажите прямо, что взять с собой.',
+};
+
 export function fmt(ns: number): string {
   if (ns >= 1e6) return `${(ns / 1e6).toFixed(2)} ms`;
   if (ns >= 1e3) return `${(ns / 1e3).toFixed(2)} µs`;

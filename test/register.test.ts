@@ -1,6 +1,7 @@
 // The register entry points in real subprocesses, exporting over real OTLP/HTTP.
 
 import { describe, expect, it } from 'vitest';
+import { startupLine } from '../src/register/startup-line';
 import { useRegisterHarness } from './support/register-harness';
 import { runNode } from './support/run-node';
 
@@ -125,16 +126,54 @@ describe('register lifecycle', () => {
     expect(h.receiver.raw).toEqual([]);
   });
 
-  it('prints each violation once (the warning line) and the counters to the console when nothing is configured (the embedded default)', async () => {
+  it('prints each violation once (the warning line) and nothing else when nothing is configured (the embedded default)', async () => {
     const run = await runNode(['--require', 'nous-session-invariant/register', 'test/fixtures/agent-app.cjs'], {
       FAKE_PROVIDER_URL: h.provider.openaiBaseURL,
     });
     expect(run.code).toBe(0);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(run.stderr).toMatch(
-      /\[nous-session-invariant\] session invariant violation: extra_message: .* trace [0-9a-f]{32} span [0-9a-f]{16}\./,
+      /^\[nous-session-invariant\] session invariant violation: extra_message: .* trace [0-9a-f]{32} span [0-9a-f]{16}\./,
     );
-    expect(run.stderr).not.toContain('event nous.session.invariant.violation');
-    expect(run.stderr).toMatch(/counter nous\.session\.invariant\.violation .* = 1/);
     expect(run.stderr).not.toMatch(/SECRET/);
+  });
+
+  it("a correct run prints nothing, on stdout beyond the app's own output or on stderr", async () => {
+    const run = await runNode(['--require', 'nous-session-invariant/register', 'test/fixtures/agent-app.cjs'], {
+      FAKE_PROVIDER_URL: h.provider.openaiBaseURL,
+      CORRECT_ONLY: '1',
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe('agent done\n');
+    expect(run.stderr).toBe('');
+  });
+
+  it('NOUS_SESSION_INVARIANT_PRINT_COUNTERS prints the counters once, at exit, with their totals', async () => {
+    for (const correctOnly of ['', '1']) {
+      const run = await runNode(['--require', 'nous-session-invariant/register', 'test/fixtures/agent-app.cjs'], {
+        FAKE_PROVIDER_URL: h.provider.openaiBaseURL,
+        NOUS_SESSION_INVARIANT_PRINT_COUNTERS: 'true',
+        OTEL_METRIC_EXPORT_INTERVAL: '100',
+        CORRECT_ONLY: correctOnly,
+      });
+      expect(run.code, run.stderr).toBe(0);
+      const counters = run.stderr.split('\n').filter((line) => line.includes('] counter '));
+      expect(counters.filter((line) => line.includes('invariant.checks '))).toEqual([
+        expect.stringMatching(/counter nous\.session\.invariant\.checks .*"nous\.session\.invariant\.log":"bound".* = (\d+)$/),
+      ]);
+      expect(counters.find((line) => line.includes('invariant.checks '))!.endsWith(` = ${correctOnly ? 1 : 2}`)).toBe(true);
+      expect(counters.filter((line) => line.includes('invariant.violation ')).length).toBe(correctOnly ? 0 : 1);
+      // after the app's own output: at exit
+      expect(counters.at(-1)).toBe(run.stderr.trim().split('\n').at(-1));
+    }
+  });
+
+  it('says at start-up, in one line, which shared store keeps the implicit conversations; nothing on the default store', () => {
+    expect(startupLine({})).toBeUndefined();
+    expect(startupLine({ NOUS_SESSION_INVARIANT_STORE: 'memory' })).toBeUndefined();
+    const line = startupLine({ NOUS_SESSION_INVARIANT_STORE: 'redis://user:pw@cache:6379', OTEL_SERVICE_NAME: 'checkout' });
+    expect(line).toBe('implicit conversations are kept in the shared store redis://user:***@cache:6379 under the key prefix "checkout"');
+    expect(startupLine({ NOUS_SESSION_INVARIANT_STORE: 'redis://cache:6379', NOUS_SESSION_INVARIANT_IMPLICIT: 'off' })).toBeUndefined();
+    expect(startupLine({ NOUS_SESSION_INVARIANT_STORE: 'redis://cache:6379', NOUS_SESSION_INVARIANT: 'off' })).toBeUndefined();
   });
 });

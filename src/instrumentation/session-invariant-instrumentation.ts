@@ -11,6 +11,7 @@ import { IMPLICIT_ENV_VAR } from '../request-path/implicit/registry';
 import { clearHost, setHost, type HostSettings, type RequestCheckHost } from '../request-path/host';
 import { apiEventLogger } from '../telemetry/evaluation-event';
 import { createInstruments, type InvariantInstruments } from '../telemetry/instruments';
+import { REDACT_SECRETS_ENV_VAR } from '../telemetry/secret-shapes';
 import { contained } from '../telemetry/internal-error';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../version';
 import type { SessionInvariantInstrumentationConfig } from './config';
@@ -139,7 +140,7 @@ export class SessionInvariantInstrumentation extends InstrumentationBase<Session
       mode: resolveMode(config.mode),
       agentName: config.agentName,
       captureContent: config.captureContent ?? captureContentFromEnv(),
-      previews: { redact: config.redact, previewLength: config.previewLength },
+      previews: { redact: config.redact, previewLength: config.previewLength, redactSecrets: readEnvFlag(REDACT_SECRETS_ENV_VAR) ?? true },
       implicit: { ...implicit, enabled: implicit?.enabled ?? readEnvFlag(IMPLICIT_ENV_VAR) ?? true },
       trustInputFilters: config.trustInputFilters ?? readEnvFlag(TRUST_INPUT_FILTERS_ENV_VAR) ?? false,
     };

@@ -7,21 +7,26 @@
 import { isStableMessage } from './stable-messages';
 import { SessionLog } from '../log/session-log';
 import { firstOrphan } from '../log/tool-call-index';
-import { describeThrown } from '../result';
-import { classify } from './classify';
 import { fingerprintOf } from './fingerprint';
 import { fieldsDiffering, messagesMatch } from './message-equality';
-import { MAX_REQUEST_MESSAGES, type Message } from '../model/messages';
-import { sketch } from './sketch';
-import { isStackExhaustion } from './stack-exhaustion';
-import type { CheckResult, ViolationDetails } from './violation';
-import { overlaySlotOf } from './overlay';
-
-const PASS: CheckResult = Object.freeze({ ok: true });
+import type { Message } from '../model/messages';
+import { sketch, type MessageSketch } from './sketch';
+import type { CheckResult, FingerprintField } from './violation';
+import {
+  PASS,
+  failed,
+  invalidRequest,
+  overlayOffset,
+  reconstruct,
+  unreadableEntry,
+  unreadableRequest,
+  type RequestAndLog,
+} from './reconstruct';
 
 /**
  * Compares `request` with the fold of `log` and returns `{ ok: true }` or
- * the first violation:
+ * the first violation. Steps 1 to 3 are the reconstruction rule, decided in
+ * reconstruct.ts (which the implicit log also follows, on fingerprints):
  *
  * 1. The overlay slot: a request that leads with a system message where the
  *    fold does not is checked without that message. This is the only length
@@ -41,8 +46,8 @@ const PASS: CheckResult = Object.freeze({ ok: true });
  * nested at any depth are compared. The one exception is the call stack
  * running out (a caller whose stack was already nearly full): that
  * `RangeError` is re-thrown, since it says nothing about the request. On the passing
- * path it is one pass over the request, allocating only to extend the prefix
- * it keeps per log (below).
+ * path it is one pass over the request, allocating only the comparison's
+ * handle and what extends the prefix it keeps per log (below).
  *
  * When the log only grew since the last request checked against it, the
  * leading messages that request matched and that cannot have changed since
@@ -62,53 +67,80 @@ export function checkFully(log: SessionLog, request: readonly Message[]): CheckR
 
 function checkLog(log: SessionLog, request: readonly Message[], remember: boolean): CheckResult {
   try {
-    if (!(log instanceof SessionLog)) return invalid('the log is not a SessionLog');
-    if (!Array.isArray(request)) return invalid('the request is not an array of messages');
-    if (request.length > MAX_REQUEST_MESSAGES) {
-      return invalid(`the request has ${request.length} messages, more than the ${MAX_REQUEST_MESSAGES} a check reads`);
-    }
+    if (!(log instanceof SessionLog)) return failed(invalidRequest('the log is not a SessionLog'));
+    const unreadable = unreadableRequest(request);
+    if (unreadable !== undefined) return failed(unreadable);
     return checkAgainstFold(log._foldMessages(), request, remember ? log : undefined);
   } catch (error) {
-    // The stack running out is the package's limit, not the request's fault: `verify` and the request path count it.
-    if (isStackExhaustion(error)) throw error;
-    // A throwing getter or a revoked proxy in the request: reported, never raised.
-    return invalid(`the request could not be read: ${describeThrown(error)}`);
+    return failed(unreadableEntry(error));
+  }
+}
+
+/** A request and a fold, as the reconstruction rule reads them: messages compared with `messagesMatch`. */
+class RequestAndFold implements RequestAndLog {
+  readonly request: readonly unknown[];
+  readonly fold: readonly Message[];
+
+  constructor(request: readonly unknown[], fold: readonly Message[]) {
+    this.request = request;
+    this.fold = fold;
+  }
+
+  get requestLength(): number {
+    return this.request.length;
+  }
+
+  get logLength(): number {
+    return this.fold.length;
+  }
+
+  requestLeadsWithSystem(): boolean {
+    const head = this.request[0] as { role?: unknown } | null | undefined;
+    return typeof head === 'object' && head !== null && head.role === 'system';
+  }
+
+  logLeadsWithSystem(): boolean {
+    return this.fold.length > 0 && this.fold[0]!.role === 'system';
+  }
+
+  matches(i: number, j: number): boolean {
+    return messagesMatch(this.request[i], this.fold[j]!);
+  }
+
+  requestFingerprint(i: number): number {
+    return fingerprintOf(this.request[i]);
+  }
+
+  logFingerprint(j: number): number {
+    return fingerprintOf(this.fold[j]);
+  }
+
+  requestSketch(i: number): MessageSketch {
+    return sketch(this.request[i]);
+  }
+
+  logSketch(j: number): MessageSketch {
+    return sketch(this.fold[j]);
+  }
+
+  differs(i: number, j: number): FingerprintField[] {
+    return fieldsDiffering(this.request[i], this.fold[j]!);
   }
 }
 
 function checkAgainstFold(fold: readonly Message[], request: readonly unknown[], log: SessionLog | undefined): CheckResult {
-  const offset = overlaySlot(fold, request);
-  const requestLength = request.length - offset;
-  const logLength = fold.length;
-  const shorter = Math.min(requestLength, logLength);
+  const lists = new RequestAndFold(request, fold);
+  const offset = overlayOffset(lists);
   const known = log === undefined ? undefined : matchedPrefix(log, fold);
-  let index = known === undefined ? 0 : sameEntries(known.entries, request, offset, shorter);
-  const skipped = index;
-  while (index < shorter && messagesMatch(request[index + offset], fold[index]!)) index++;
-  if (known !== undefined) remember(known, request, offset, fold, skipped, index);
-  if (index < shorter || requestLength !== logLength) {
-    return {
-      ok: false,
-      violation: classify(
-        {
-          requestLength,
-          logLength,
-          matches: (i, j) => messagesMatch(request[i + offset], fold[j]!),
-          requestFingerprint: (i) => fingerprintOf(request[i + offset]),
-          logFingerprint: (j) => fingerprintOf(fold[j]),
-          requestSketch: (i) => sketch(request[i + offset]),
-          logSketch: (j) => sketch(fold[j]),
-          differs: (i, j) => fieldsDiffering(request[i + offset], fold[j]!),
-        },
-        index,
-      ),
-    };
-  }
+  const skipped = known === undefined ? 0 : sameEntries(known.entries, request, offset, Math.min(request.length - offset, fold.length));
+  const { reached, violation } = reconstruct(lists, offset, skipped);
+  if (known !== undefined) remember(known, request, offset, fold, skipped, reached);
+  if (violation !== undefined) return failed(violation);
   // The request reconstructs the fold, so its tool pairing is the fold's
   // (matched messages share role, tool call ids and toolCallId), which the
   // fold's index keeps current as the log grows: no second pass needed.
   const orphan = firstOrphan(fold);
-  return orphan === null ? PASS : { ok: false, violation: { kind: 'orphaned_tool_result', toolCallId: orphan.toolCallId } };
+  return orphan === null ? PASS : failed({ kind: 'orphaned_tool_result', toolCallId: orphan.toolCallId });
 }
 
 /**
@@ -185,15 +217,4 @@ function remember(
  */
 function unchanging(entry: unknown, folded: Message): boolean {
   return entry === folded || isStableMessage(entry);
-}
-
-/** 1 when the request leads with a system message the fold has no counterpart for. */
-export function overlaySlot(fold: readonly { role: unknown }[], request: readonly unknown[]): number {
-  const head = request[0] as { role?: unknown } | null | undefined;
-  const requestLeadsWithSystem = typeof head === 'object' && head !== null && head.role === 'system';
-  return overlaySlotOf(requestLeadsWithSystem, fold.length > 0 && fold[0]!.role === 'system');
-}
-
-function invalid(reason: string): { ok: false; violation: ViolationDetails } {
-  return { ok: false, violation: { kind: 'invalid_request', reason } };
 }

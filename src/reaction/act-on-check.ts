@@ -4,16 +4,18 @@
 // its result meets telemetry.
 
 import { trace, type Span } from '@opentelemetry/api';
-import { isTestEnvironment, type Mode } from '../invariant/mode';
+import { isTestEnvironment, readEnvFlag, type Mode } from '../invariant/mode';
 import { SessionInvariantViolation, withoutPreviews, type CheckResult, type ViolationDetails } from '../invariant/violation';
 import type { OwnedSpan } from '../telemetry/check-span';
 import { apiEventLogger, emitEvaluationEvent, type EventLogger } from '../telemetry/evaluation-event';
 import type { InvariantInstruments } from '../telemetry/instruments';
 import { reportInternalError } from '../telemetry/internal-error';
 import { applyPreviewPolicy, type PreviewPolicy } from '../telemetry/previews';
+import { REDACT_SECRETS_ENV_VAR } from '../telemetry/secret-shapes';
 import { CAPTURE_CONTENT_ENV_VAR } from '../telemetry/semconv';
 import { recordCheck, recordViolation, type LogKind } from '../telemetry/violation-event';
 import { violationLine } from '../telemetry/violation-line';
+import { MAX_WRITTEN_LENGTH, writtenText } from '../telemetry/written-value';
 import { logWarning, warnOnce } from '../warnings';
 
 /** Everything needed to act on a check: settled by whoever ran it (`verify`, or the request path). */
@@ -50,32 +52,67 @@ export function actOnCheck(result: CheckResult, reaction: CheckReaction): Violat
   const violation = result.ok ? undefined : result.violation;
   // What may leave the process: previews only with content capture on, and then through the app's policy.
   let shown = violation === undefined ? undefined : withoutPreviews(violation);
+  // What has been recorded so far, so a failure's line says what actually happened.
+  let done: Recorded = 'nothing';
   try {
-    // A reaction carries everything a record needs: copied only when strict is recorded as warn.
-    const context = recordedMode === reaction.mode ? reaction : { ...reaction, mode: recordedMode };
+    // A reaction carries everything a record needs: copied only when strict is recorded as warn or a value needs bounding.
+    const context = writable(recordedMode === reaction.mode ? reaction : { ...reaction, mode: recordedMode });
     recordCheck(context);
+    done = 'the check';
     if (violation !== undefined && shown !== undefined) {
-      if (reaction.captureContent)
-        shown = applyPreviewPolicy(violation, reaction.previews ?? {}, (error) =>
-          reportInternalError('the redact hook', error, reaction.instruments),
+      if (context.captureContent)
+        shown = applyPreviewPolicy(violation, previewPolicy(context.previews), (error) =>
+          reportInternalError('the redact hook', error, 'that preview was dropped; the violation was recorded', context.instruments),
         );
-      const span = reaction.span ?? trace.getActiveSpan();
-      const owned = span === undefined ? reaction.spanForViolation?.(reaction) : undefined;
+      const span = context.span ?? trace.getActiveSpan();
+      const owned = span === undefined ? context.spanForViolation?.(context) : undefined;
       const target = owned?.span ?? span;
       try {
         recordViolation(shown, { ...context, span: target });
-        emitEvaluationEvent(reaction.eventLogger ?? apiEventLogger(), shown, context, target);
+        done = 'the violation';
+        emitEvaluationEvent(context.eventLogger ?? apiEventLogger(), shown, context, target);
+        done = 'the violation and its log event';
       } finally {
         owned?.end();
       }
-      logWarning(violationLine(shown, { ...reaction, spanContext: target?.spanContext() }));
+      logWarning(violationLine(shown, { ...context, spanContext: target?.spanContext() }));
     }
   } catch (error) {
-    reportInternalError('recording a check', error, reaction.instruments);
+    reportInternalError('recording a check', error, RECORDED[done], reaction.instruments);
   }
   // The error reaches the app's logs: it carries previews only where telemetry would.
   if (shown !== undefined && throws) throw new SessionInvariantViolation(shown);
   return violation;
+}
+
+type Recorded = 'nothing' | 'the check' | 'the violation' | 'the violation and its log event';
+
+/** What a failure part-way through recording cost, by what was recorded before it. */
+const RECORDED: Record<Recorded, string> = {
+  nothing: 'nothing about this check was recorded',
+  'the check': 'the check was counted; the violation it found was not recorded',
+  'the violation': 'the violation was recorded (span event, counter), without its log event and warning line',
+  'the violation and its log event': 'the violation was recorded (span event, counter, log event), without its warning line',
+};
+
+/**
+ * `reaction` with its caller-supplied values (agent name, conversation id)
+ * read once, safely, and bounded (docs/behaviour.md §6.6). The same object
+ * when they already are plain strings within the bound, as nearly always.
+ */
+function writable(reaction: CheckReaction): CheckReaction {
+  const { agentName, conversationId } = reaction;
+  if (isPlain(agentName) && isPlain(conversationId)) return reaction;
+  return { ...reaction, agentName: writtenText(agentName), conversationId: writtenText(conversationId) };
+}
+
+function isPlain(value: unknown): boolean {
+  return value === undefined || (typeof value === 'string' && value.length <= MAX_WRITTEN_LENGTH);
+}
+
+/** The app's policy, with secret redaction on unless the policy or NOUS_SESSION_INVARIANT_REDACT_SECRETS turns it off. */
+function previewPolicy(policy: PreviewPolicy | undefined): PreviewPolicy {
+  return { ...policy, redactSecrets: policy?.redactSecrets ?? readEnvFlag(REDACT_SECRETS_ENV_VAR) ?? true };
 }
 
 /**

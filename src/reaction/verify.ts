@@ -46,7 +46,7 @@ export function verify(log: SessionLog | undefined, request: readonly Message[],
   try {
     result = check(log, request);
   } catch (error) {
-    reportInternalError('verify', error);
+    reportInternalError('verify', error, 'the request was not checked');
     return;
   }
   actOnCheck(result, {

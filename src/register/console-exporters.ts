@@ -1,14 +1,17 @@
-// The embedded default when no exporter or OTLP endpoint is configured: the
-// invariant counters on stderr. A violation's own console form is the warning
-// line the package logs when it finds one (trace and span ids included), so the
-// span and log exporters here print nothing: a second dump of the same
-// violation in another format only confuses. Not a replacement for OTLP.
+// The embedded default when no exporter or OTLP endpoint is configured. A
+// violation's console form is the warning line the package logs when it finds
+// one (trace and span ids included), so the span and log exporters here print
+// nothing: a second dump of the same violation in another format only
+// confuses, and a correct run prints nothing at all. The counters go to stderr
+// at exit only when asked for (NOUS_SESSION_INVARIANT_PRINT_COUNTERS). Not a
+// replacement for OTLP.
 
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import type { PushMetricExporter, ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import type { LogRecordExporter, ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
 import { CHECKS_METRIC, VIOLATION_METRIC } from '../telemetry/semconv';
+import { consoleSafe } from '../warnings';
 
 type Write = (line: string) => void;
 const toStderr: Write = (line) => process.stderr.write(`${line}\n`);
@@ -49,31 +52,45 @@ export class EvaluationConsoleLogExporter implements LogRecordExporter {
   async forceFlush(): Promise<void> {}
 }
 
+/** Set to `true` (or `1`, `on`) to print the counters on stderr at exit when no metrics exporter is configured. */
+export const PRINT_COUNTERS_ENV = 'NOUS_SESSION_INVARIANT_PRINT_COUNTERS';
+
 /**
- * The metric exporter `register` installs when no exporter or OTLP endpoint is
- * configured: one stderr line per data point of the violation and checks
- * counters, every other metric dropped (docs/behaviour.md §6.4).
+ * The metric exporter `register` installs when no metrics exporter or OTLP
+ * endpoint is configured and PRINT_COUNTERS_ENV asks for the counters: one
+ * stderr line per data point of the violation and checks counters, their
+ * totals at exit (the last export before shutdown), every other metric
+ * dropped (docs/behaviour.md §6.4).
  */
 export class InvariantConsoleMetricExporter implements PushMetricExporter {
-  /** `write` receives each line (default: stderr). */
+  private lastLines: string[] = [];
+
+  /** `write` receives each line at shutdown (default: stderr). */
   constructor(private readonly write: Write = toStderr) {}
 
-  /** Writes one line per data point of the violation and checks counters; always reports success. */
+  /** Keeps the lines of the violation and checks counters' data points (cumulative totals) for shutdown; always reports success. */
   export(metrics: ResourceMetrics, done: (result: ExportResult) => void): void {
+    const lines: string[] = [];
     for (const scope of metrics.scopeMetrics) {
       for (const metric of scope.metrics) {
         const name = metric.descriptor.name;
         if (name !== VIOLATION_METRIC && name !== CHECKS_METRIC) continue;
         for (const point of metric.dataPoints) {
-          this.write(`[nous-session-invariant] counter ${name} ${JSON.stringify(point.attributes)} = ${String(point.value)}`);
+          lines.push(consoleSafe(`[nous-session-invariant] counter ${name} ${JSON.stringify(point.attributes)} = ${String(point.value)}`));
         }
       }
     }
+    if (lines.length > 0) this.lastLines = lines;
     done({ code: ExportResultCode.SUCCESS });
   }
 
-  /** Nothing to flush: lines are written as they are exported. */
+  /** Nothing to flush: the lines are written at shutdown. */
   async forceFlush(): Promise<void> {}
-  /** Nothing to release: lines are written as they are exported. */
-  async shutdown(): Promise<void> {}
+
+  /** Writes the totals of the last export, once; the reader exports one last time just before. */
+  async shutdown(): Promise<void> {
+    const lines = this.lastLines;
+    this.lastLines = [];
+    for (const line of lines) this.write(line);
+  }
 }

@@ -9,7 +9,13 @@ import { NodeSDK, type NodeSDKConfiguration } from '@opentelemetry/sdk-node';
 import { BatchLogRecordProcessor, SimpleLogRecordProcessor, type LogRecordExporter } from '@opentelemetry/sdk-logs';
 import { SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
 import type { SessionInvariantInstrumentation } from '../instrumentation/session-invariant-instrumentation';
-import { EvaluationConsoleLogExporter, InvariantConsoleMetricExporter, ViolationConsoleSpanExporter } from './console-exporters';
+import { readEnvFlag } from '../invariant/mode';
+import {
+  EvaluationConsoleLogExporter,
+  InvariantConsoleMetricExporter,
+  PRINT_COUNTERS_ENV,
+  ViolationConsoleSpanExporter,
+} from './console-exporters';
 import { withDefaultExportTimeout } from './export-timeout';
 import { numericOverrides, readMillis } from './numeric-env';
 import { otlpHttpLogExporter, otlpHttpMetricExporter, otlpHttpProtocol, otlpHttpSpanExporter } from './otlp-http-exporters';
@@ -107,7 +113,10 @@ function metricExportersFor(env: Env): Partial<NodeSDKConfiguration> {
     const protocol = otlpHttpProtocol(env, 'METRICS');
     return protocol ? { metricReaders: [periodicReader(env, otlpHttpMetricExporter(env, protocol))] } : {};
   }
-  return { metricReaders: [periodicReader(env, new InvariantConsoleMetricExporter())] };
+  // Nothing configured: no meter provider at all (a correct run prints nothing), unless the counters are asked for at exit.
+  return {
+    metricReaders: readEnvFlag(PRINT_COUNTERS_ENV, env) === true ? [periodicReader(env, new InvariantConsoleMetricExporter())] : [],
+  };
 }
 
 /** A reader with the SDK's defaults and rule: the interval (60 s), the timeout (30 s) at most the interval. */

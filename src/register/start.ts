@@ -10,6 +10,7 @@ import { ensureContextManager, registeredMeterProvider, registeredTracerProvider
 import { flushOnExit } from './exit-flush';
 import { laterSetupWarning, laterSetups } from './later-setups';
 import { SDK_INSTALL_COMMAND, sdkProblem } from './sdk-packages';
+import { startupLine } from './startup-line';
 
 /** What `register` set up: the instrumentation, the SDK it started (if any), and how to flush and stop it. */
 export interface Registration {
@@ -37,6 +38,8 @@ export function register(env: Env = process.env): Registration {
 }
 
 function start(env: Env): Registration {
+  const line = startupLine(env);
+  if (line !== undefined) logWarning(line);
   const instrumentation = new SessionInvariantInstrumentation();
   const tracerProvider = registeredTracerProvider();
   const meterProvider = registeredMeterProvider();

@@ -64,6 +64,7 @@ export function checkModelRequest(request: ModelRequest, call: CallOptions, seam
   return contained(seam.name, () => checkWith(host, request, call, seam), undefined, {
     instruments: host.instruments,
     passThrough: isStrictViolation,
+    consequence: 'the request went ahead; its check did not finish',
   });
 }
 

@@ -8,6 +8,7 @@ import {
   ATTR_GEN_AI_REQUEST_MODEL,
   CHECK_SPAN_NAME,
 } from './semconv';
+import { writtenText } from './written-value';
 
 /** A span made on demand, ended by whoever made it once the event is on it. */
 export interface OwnedSpan {
@@ -32,10 +33,17 @@ export interface CheckSpanRequest {
  */
 export function startCheckSpan(tracer: Tracer, request: CheckSpanRequest): OwnedSpan {
   const attributes: Attributes = {};
-  if (request.provider) attributes[ATTR_GEN_AI_PROVIDER_NAME] = request.provider;
-  if (request.model) attributes[ATTR_GEN_AI_REQUEST_MODEL] = request.model;
-  if (request.agentName) attributes[ATTR_GEN_AI_AGENT_NAME] = request.agentName;
-  if (request.conversationId) attributes[ATTR_GEN_AI_CONVERSATION_ID] = request.conversationId;
+  // Every value here is the caller's: read safely and bounded (docs/behaviour.md §6.6).
+  const values: [string, unknown][] = [
+    [ATTR_GEN_AI_PROVIDER_NAME, request.provider],
+    [ATTR_GEN_AI_REQUEST_MODEL, request.model],
+    [ATTR_GEN_AI_AGENT_NAME, request.agentName],
+    [ATTR_GEN_AI_CONVERSATION_ID, request.conversationId],
+  ];
+  for (const [name, value] of values) {
+    const text = writtenText(value);
+    if (text !== undefined) attributes[name] = text;
+  }
   const span = tracer.startSpan(CHECK_SPAN_NAME, { kind: SpanKind.INTERNAL, attributes });
   return { span, end: () => span.end() };
 }

@@ -47,7 +47,7 @@ export function createInstruments(meter: Meter): InvariantInstruments {
       unit: '{check}',
     }),
     internalErrors: meter.createCounter(INTERNAL_ERROR_METRIC, {
-      description: 'Failures inside nous-session-invariant itself (caught; the request went ahead unchecked)',
+      description: "Failures inside nous-session-invariant itself (caught; the caller's call went on)",
       unit: '{error}',
     }),
     evictions: meter.createCounter(IMPLICIT_EVICTION_METRIC, {

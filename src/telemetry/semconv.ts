@@ -6,7 +6,7 @@ export const VIOLATION_EVENT = 'nous.session.invariant.violation';
 export const VIOLATION_METRIC = 'nous.session.invariant.violation';
 /** Counter, +1 per checked model request: the denominator of violation ratios. */
 export const CHECKS_METRIC = 'nous.session.invariant.checks';
-/** Counter, +1 per failure inside this package (caught; the request went ahead unchecked). */
+/** Counter, +1 per failure inside this package (caught; the caller's call went on; the warning line says what the failure cost). */
 export const INTERNAL_ERROR_METRIC = 'nous.session.invariant.internal_error';
 /** Counter, +1 per implicit conversation dropped to stay within the configured bounds. */
 export const IMPLICIT_EVICTION_METRIC = 'nous.session.invariant.implicit.evictions';

@@ -28,6 +28,7 @@ import {
   ATTR_TOOL_CALL_ID,
   VIOLATION_EVENT,
 } from './semconv';
+import { bounded, writtenText } from './written-value';
 
 /** Which log a request was checked against: one bound with `withSession`, or the implicit conversation. */
 export type LogKind = 'bound' | 'implicit';
@@ -79,9 +80,30 @@ export function violationsRecorded(): number {
 /** Attributes shared by both counters: mode, log kind, agent and provider, when known; never the conversation. */
 function requestAttributes(context: RecordContext): Attributes {
   const attributes: Attributes = { [ATTR_MODE]: context.mode, [ATTR_LOG]: context.log };
-  if (context.agentName) attributes[ATTR_GEN_AI_AGENT_NAME] = context.agentName;
+  const agent = writtenText(context.agentName);
+  if (agent !== undefined) attributes[ATTR_GEN_AI_AGENT_NAME] = countedAgentName(agent);
   if (context.provider) attributes[ATTR_GEN_AI_PROVIDER_NAME] = context.provider;
   return attributes;
+}
+
+/** Distinct agent names a counter carries at most; later ones are counted under `OTHER_AGENTS`. */
+export const MAX_COUNTED_AGENT_NAMES = 100;
+/** The counters' `gen_ai.agent.name` for agents past the first `MAX_COUNTED_AGENT_NAMES`. */
+export const OTHER_AGENTS = '[other agents]';
+const countedAgentNames = new Set<string>();
+
+/**
+ * The one place that keeps the counters' cardinality bounded: the first
+ * `MAX_COUNTED_AGENT_NAMES` distinct agent names of the process go on the
+ * counters as they are, any later one as `[other agents]` (a counter series
+ * per name would grow without end if names came from user input). Span and
+ * log events keep the name itself, bounded in length.
+ */
+function countedAgentName(agent: string): string {
+  if (countedAgentNames.has(agent)) return agent;
+  if (countedAgentNames.size >= MAX_COUNTED_AGENT_NAMES) return OTHER_AGENTS;
+  countedAgentNames.add(agent);
+  return agent;
 }
 
 /**
@@ -95,7 +117,7 @@ let attributeSetCount = 0;
 const MAX_ATTRIBUTE_SETS = 256;
 
 function checkAttributes(context: RecordContext): Attributes {
-  const agent = context.agentName || '';
+  const agent = typeof context.agentName === 'string' ? context.agentName : '';
   const provider = context.provider || '';
   const byLog = attributeSets.get(context.mode);
   const byAgent = byLog?.get(context.log);
@@ -120,23 +142,25 @@ function checkAttributes(context: RecordContext): Attributes {
 export function violationAttributes(violation: ViolationDetails, context: RecordContext): Attributes {
   const attributes: Attributes = { [ATTR_KIND]: violation.kind, [ATTR_MODE]: context.mode, [ATTR_LOG]: context.log };
   // Per event, so event rows group by agent and conversation; the conversation stays off the counters.
-  if (context.agentName) attributes[ATTR_GEN_AI_AGENT_NAME] = context.agentName;
-  if (context.conversationId) attributes[ATTR_GEN_AI_CONVERSATION_ID] = context.conversationId;
+  const agent = writtenText(context.agentName);
+  if (agent !== undefined) attributes[ATTR_GEN_AI_AGENT_NAME] = agent;
+  const conversation = writtenText(context.conversationId);
+  if (conversation !== undefined) attributes[ATTR_GEN_AI_CONVERSATION_ID] = conversation;
   switch (violation.kind) {
     case 'orphaned_tool_result':
-      if (violation.toolCallId !== null) attributes[ATTR_TOOL_CALL_ID] = violation.toolCallId;
+      if (violation.toolCallId !== null) attributes[ATTR_TOOL_CALL_ID] = writtenText(violation.toolCallId) ?? '';
       break;
     case 'invalid_request':
-      attributes[ATTR_REASON] = violation.reason;
+      attributes[ATTR_REASON] = bounded(violation.reason);
       break;
     default:
       attributes[ATTR_INDEX] = violation.index;
       attributes[ATTR_REQUEST_LENGTH] = violation.requestLength;
       attributes[ATTR_LOG_LENGTH] = violation.logLength;
       attributes[ATTR_EXTRA_COUNT] = violation.extraCount;
-      attributes[ATTR_EXTRA_ROLES] = violation.extra.map((s) => s.role);
+      attributes[ATTR_EXTRA_ROLES] = violation.extra.map(roleOf);
       attributes[ATTR_MISSING_COUNT] = violation.missingCount;
-      attributes[ATTR_MISSING_ROLES] = violation.missing.map((s) => s.role);
+      attributes[ATTR_MISSING_ROLES] = violation.missing.map(roleOf);
       if (violation.differs) attributes[ATTR_DIFFERS] = violation.differs;
       if (context.captureContent) {
         attributes[ATTR_EXTRA_PREVIEWS] = violation.extra.map(previewOf);
@@ -144,6 +168,11 @@ export function violationAttributes(violation: ViolationDetails, context: Record
       }
   }
   return attributes;
+}
+
+/** The role as sent, bounded: a malformed entry's role is whatever the caller put there. */
+function roleOf(sketch: MessageSketch): string {
+  return writtenText(sketch.role) ?? 'invalid';
 }
 
 function previewOf(sketch: MessageSketch): string {

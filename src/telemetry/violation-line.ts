@@ -8,6 +8,7 @@ import type { MessageSketch } from '../invariant/sketch';
 import type { ViolationDetails } from '../invariant/violation';
 import { docsLinkFor } from './docs-link';
 import type { LogKind } from './violation-event';
+import { bounded, writtenText } from './written-value';
 
 /** What the line says besides the violation itself. */
 export interface LineContext {
@@ -30,9 +31,9 @@ export function explainViolation(violation: ViolationDetails, log: LogKind): str
   const against = AGAINST[log];
   switch (violation.kind) {
     case 'orphaned_tool_result':
-      return `orphaned_tool_result: the request carries a tool result (call id ${JSON.stringify(violation.toolCallId)}) that no earlier tool call in it asked for; the provider would reject it`;
+      return `orphaned_tool_result: the request carries a tool result (call id ${JSON.stringify(writtenText(violation.toolCallId) ?? null)}) that no earlier tool call in it asked for; the provider would reject it`;
     case 'invalid_request':
-      return `invalid_request: the request could not be read as a list of messages (${violation.reason})`;
+      return `invalid_request: the request could not be read as a list of messages (${bounded(violation.reason)})`;
     default: {
       const position =
         `at position ${violation.index} (0-based, after any leading system message ${against} lacks; ` +
@@ -75,12 +76,17 @@ const USUAL_FIX: Record<ViolationDetails['kind'], Record<LogKind, string>> = {
   },
 };
 
-/** The warning line for one violation (the logger adds the `[nous-session-invariant]` prefix). */
+/**
+ * The warning line for one violation (the logger adds the `[nous-session-invariant]`
+ * prefix and escapes control characters). Every caller-supplied value in it is
+ * read safely and bounded (`writtenText`).
+ */
 export function violationLine(violation: ViolationDetails, context: LineContext): string {
-  const who = [
-    context.agentName ? `agent ${context.agentName}` : undefined,
-    context.conversationId ? `conversation ${context.conversationId}` : undefined,
-  ].filter((x) => x !== undefined);
+  const agent = writtenText(context.agentName);
+  const conversation = writtenText(context.conversationId);
+  const who = [agent ? `agent ${agent}` : undefined, conversation ? `conversation ${conversation}` : undefined].filter(
+    (x) => x !== undefined,
+  );
   const span = context.spanContext;
   const where = span && isSpanContextValid(span) ? `; trace ${span.traceId} span ${span.spanId}` : '';
   let line = `session invariant violation: ${explainViolation(violation, context.log)}`;
@@ -97,7 +103,7 @@ function what(sketches: readonly MessageSketch[], count: number): string {
   const first = sketches[0];
   if (first === undefined) return count === 1 ? 'a message' : `${count} messages`;
   if (count > 1) return `${count} messages, the first ${label(first)},`;
-  const noun = NOUN[first.role];
+  const noun = Object.hasOwn(NOUN, first.role) ? NOUN[first.role] : undefined;
   if (noun === undefined) return `a message (${label(first)})`;
   const ids = identifiers(first);
   return ids === '' ? noun : `${noun} (${ids})`;
@@ -108,14 +114,19 @@ const NOUN: Readonly<Record<string, string>> = { tool: 'a tool result', assistan
 /** `tool(call id call_1, name get_weather)`: the role and tool identifiers, never content or participant names. */
 function label(s: MessageSketch): string {
   const ids = identifiers(s);
-  return ids === '' ? s.role : `${s.role}(${ids})`;
+  const role = writtenText(s.role) ?? 'invalid';
+  return ids === '' ? role : `${role}(${ids})`;
 }
 
 /** `call id call_1, name get_weather`, `2 tool calls`, or `''`. */
 function identifiers(s: MessageSketch): string {
   if (!('preview' in s)) return '';
-  const toolName = s.role === 'tool' ? (s.name === null ? 'no name' : `name ${s.name}`) : null;
-  const ids = [s.toolCallId === null ? null : `call id ${s.toolCallId}`, toolName, s.toolCalls > 0 ? `${s.toolCalls} tool calls` : null];
+  const toolName = s.role === 'tool' ? (s.name === null ? 'no name' : `name ${writtenText(s.name) ?? ''}`) : null;
+  const ids = [
+    s.toolCallId === null ? null : `call id ${writtenText(s.toolCallId) ?? ''}`,
+    toolName,
+    s.toolCalls > 0 ? `${s.toolCalls} tool calls` : null,
+  ];
   return ids.filter((x) => x !== null).join(', ');
 }
 

@@ -17,6 +17,38 @@ export class HttpError extends Error {
   }
 }
 
+/**
+ * Reads and drops what is left of `request`, at most `bound` bytes more (and
+ * for at most `DRAIN_MS`); resolves when it has ended or either bound is
+ * reached. Never rejects.
+ */
+export function drainBody(request: IncomingMessage, bound: number): Promise<void> {
+  return new Promise((resolve) => {
+    let seen = 0;
+    const finish = (): void => {
+      clearTimeout(timer);
+      request.removeListener('data', onData);
+      request.removeListener('end', finish);
+      request.removeListener('error', finish);
+      request.removeListener('close', finish);
+      resolve();
+    };
+    const onData = (chunk: Buffer): void => {
+      seen += chunk.length;
+      if (seen > bound) finish();
+    };
+    const timer = setTimeout(finish, DRAIN_MS);
+    request.on('data', onData);
+    request.on('end', finish);
+    request.on('error', finish);
+    request.on('close', finish);
+    request.resume();
+  });
+}
+
+/** How long a refused body is drained at most, so a slow sender cannot hold the connection. */
+const DRAIN_MS = 10_000;
+
 export async function readBody(request: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(request.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) throw new HttpError(413, `payload over ${limit} bytes`);
@@ -28,7 +60,9 @@ export async function readBody(request: IncomingMessage, limit: number): Promise
       size += chunk.length;
       if (size <= limit) return void chunks.push(chunk);
       chunks.length = 0;
+      request.removeListener('data', onData);
       request.removeListener('end', onEnd);
+      request.pause();
       reject(new HttpError(413, `payload over ${limit} bytes`));
     };
     const onEnd = (): void => resolve(Buffer.concat(chunks));

@@ -2,6 +2,7 @@
 // events carrying the violations held and then each new or completed one.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { answersHost, MISDIRECTED } from './host-rule';
 import { VIEWER_CSS } from './page/css';
 import { VIEWER_HTML } from './page/html';
 import { VIEWER_JS } from './page/script';
@@ -30,13 +31,18 @@ const FILES: Record<string, [type: string, body: string]> = {
   '/viewer.js': ['text/javascript; charset=utf-8', VIEWER_JS],
 };
 
-const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
+/**
+ * Bytes a page stream may have waiting for its reader before the reader is
+ * dropped. A page that stops reading (a frozen tab, a client that never
+ * reads) would otherwise hold everything sent to it in the viewer's memory;
+ * dropped, its EventSource reconnects and gets what is held then.
+ */
+export const MAX_PENDING_STREAM_BYTES = 16 * 1024 * 1024;
 
 export function pageHandler(store: ViolationStore, options: PageOptions): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     const path = (req.url ?? '/').split('?')[0]!;
-    const hostname = (req.headers.host ?? '').replace(/:\d+$/, '').toLowerCase();
-    if (options.loopbackOnly && !LOOPBACK_NAMES.has(hostname)) return plain(res, 421, 'this viewer answers on loopback names only');
+    if (!answersHost(req, options.loopbackOnly)) return plain(res, MISDIRECTED, 'this viewer answers on loopback names only');
     if (req.method !== 'GET' && req.method !== 'HEAD') return plain(res, 405, 'GET only');
     if (path === '/api/stream') return stream(req, res, store, options);
     const file = FILES[path];
@@ -46,19 +52,56 @@ export function pageHandler(store: ViolationStore, options: PageOptions): (req: 
   };
 }
 
+/**
+ * The violations held, then each new or completed one, as server-sent events.
+ * The snapshot is written as the reader takes it (waiting for `drain`); a
+ * live event finding more than `MAX_PENDING_STREAM_BYTES` still unread drops
+ * the reader, so a page that stops reading costs a bounded amount of memory.
+ */
 function stream(req: IncomingMessage, res: ServerResponse, store: ViolationStore, options: PageOptions): void {
   res.writeHead(200, { 'content-type': 'text/event-stream', connection: 'keep-alive', ...SECURITY_HEADERS });
-  const send = (event: string, data: unknown): void => void res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-  send('config', { jaeger: options.jaeger ?? null, capacity: options.capacity });
-  for (const v of store.list()) send('violation', v);
-  send('ready', {});
-  const unsubscribe = store.subscribe((v: StoredViolation) => send('violation', v));
-  // A comment now and then keeps proxies and idle timeouts from closing the stream.
-  const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
-  keepAlive.unref();
-  req.on('close', () => {
+  const frame = (event: string, data: unknown): string => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+  let open = true;
+  const drop = (): void => {
+    if (!open) return;
+    open = false;
     clearInterval(keepAlive);
     unsubscribe();
+    res.destroy();
+  };
+  const send = (chunk: string): void => {
+    if (!open) return;
+    if (res.writableLength > MAX_PENDING_STREAM_BYTES) return drop();
+    res.write(chunk);
+  };
+  const unsubscribe = store.subscribe((v: StoredViolation) => send(frame('violation', v)));
+  // A comment now and then keeps proxies and idle timeouts from closing the stream.
+  const keepAlive = setInterval(() => send(': keep-alive\n\n'), 15_000);
+  keepAlive.unref();
+  req.on('close', drop);
+  res.on('close', drop);
+  res.on('error', drop);
+  void (async () => {
+    const held = store.list();
+    if (!res.write(frame('config', { jaeger: options.jaeger ?? null, capacity: options.capacity }))) await drained(res);
+    for (const v of held) {
+      if (!open) return;
+      if (!res.write(frame('violation', v))) await drained(res);
+    }
+    if (open) res.write(frame('ready', {}));
+  })();
+}
+
+/** Resolves when `res` drains or closes, whichever comes first. */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
   });
 }
 

@@ -4,7 +4,8 @@
 // malformed one (400) or an oversized one (413) changes nothing.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { HttpError, readBody } from './body';
+import { drainBody, HttpError, readBody } from './body';
+import { answersHost, MISDIRECTED } from './host-rule';
 import { logsFromJson, tracesFromJson } from './otlp-json';
 import { decodeLogs, decodeTraces } from './otlp-proto';
 import { DecodeError } from './protobuf';
@@ -19,22 +20,34 @@ const SIGNALS: Record<string, ((body: Buffer, encoding: Encoding) => ViewerViola
   '/v1/metrics': null,
 };
 
-export function otlpHandler(store: ViolationStore, maxBodyBytes: number): (req: IncomingMessage, res: ServerResponse) => void {
+export function otlpHandler(
+  store: ViolationStore,
+  maxBodyBytes: number,
+  loopbackOnly: boolean,
+): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
-    handle(req, store, maxBodyBytes).then(
+    handle(req, store, maxBodyBytes, loopbackOnly).then(
       (encoding) => reply(res, 200, encoding, ''),
-      (error: unknown) => {
+      async (error: unknown) => {
         const status = error instanceof HttpError ? error.status : error instanceof DecodeError ? 400 : 500;
         const message = error instanceof Error ? error.message : 'internal error';
-        // Stop reading a refused body, but let the answer reach the client first.
-        if (status === 413) res.setHeader('connection', 'close');
+        if (!req.complete) {
+          // A refused body still on its way is read and dropped (up to a bound) before the answer, so the client,
+          // still sending, gets the answer and not a reset; past the bound the connection closes after the answer.
+          res.setHeader('connection', 'close');
+          await drainBody(req, Math.max(maxBodyBytes, MAX_DRAIN_BYTES));
+        }
         reply(res, status, encodingOf(req) ?? 'json', message);
       },
     );
   };
 }
 
-async function handle(req: IncomingMessage, store: ViolationStore, maxBodyBytes: number): Promise<Encoding> {
+/** Bytes of a refused body read and dropped at most, so that its sender sees the answer (413 mostly) and not a reset. */
+export const MAX_DRAIN_BYTES = 64 * 1024 * 1024;
+
+async function handle(req: IncomingMessage, store: ViolationStore, maxBodyBytes: number, loopbackOnly: boolean): Promise<Encoding> {
+  if (!answersHost(req, loopbackOnly)) throw new HttpError(MISDIRECTED, 'this viewer answers on loopback names only');
   const path = (req.url ?? '').split('?')[0] ?? '';
   if (!(path in SIGNALS)) throw new HttpError(404, `no OTLP signal at ${path}`);
   if (req.method !== 'POST') throw new HttpError(405, 'OTLP/HTTP takes POST');

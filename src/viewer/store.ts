@@ -2,6 +2,7 @@
 // bounded however long it runs. A violation's span event and its log record
 // arrive separately (traces and logs are exported apart) and merge into one.
 
+import { boundViolation } from './bounded-violation';
 import { layoutOf, type Layout } from './layout';
 import { mergeViolation, violationKey, type ViewerViolation } from './violation';
 
@@ -26,13 +27,16 @@ export class ViolationStore {
     this.#capacity = Math.max(1, Math.floor(capacity));
   }
 
-  /** Adds violations, or completes one already held from the other record of it; tells listeners of each. */
+  /** Adds violations (each bounded first), or completes one already held from the other record of it; tells listeners of each. */
   add(violations: readonly ViewerViolation[]): void {
-    for (const v of violations) {
+    for (const received of violations) {
+      // Bounded before anything is kept, the map's key included.
+      const v = boundViolation(received);
       const key = violationKey(v);
       let stored = this.#byKey.get(key);
       if (stored) {
         mergeViolation(stored, v);
+        boundViolation(stored);
       } else {
         stored = { ...v, id: this.#nextId++, receivedMs: Date.now(), layout: null };
         this.#byKey.set(key, stored);
@@ -49,6 +53,11 @@ export class ViolationStore {
 
   get size(): number {
     return this.#byKey.size;
+  }
+
+  /** How many listeners are subscribed (page streams, mostly). */
+  get subscribers(): number {
+    return this.#listeners.size;
   }
 
   /** Calls `listener` with each violation added or updated; returns the unsubscribe. */

@@ -34,7 +34,7 @@ export async function startViewer(options: ViewerOptions): Promise<RunningViewer
   const capacity = options.maxViolations ?? DEFAULT_CAPACITY;
   const store = new ViolationStore(capacity);
   const loopbackOnly = isLoopback(options.host);
-  const otlp = createServer(otlpHandler(store, options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES));
+  const otlp = createServer(otlpHandler(store, options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, loopbackOnly));
   const page = createServer(pageHandler(store, { jaeger: options.jaeger, capacity, loopbackOnly }));
   const otlpPort = await listen(otlp, options.otlpPort, options.host);
   let pagePort: number;

@@ -6,11 +6,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InMemoryLogRecordExporter, LoggerProvider, SimpleLogRecordProcessor } from '@opentelemetry/sdk-logs';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { SessionLog, VIOLATION_EVENT, VIOLATION_METRIC, withSession } from '../../src/index';
+import { SessionLog, VIOLATION_EVENT, VIOLATION_METRIC } from '../../src/index';
 import { captureContentFromEnv } from '../../src/reaction/act-on-check';
 import { BEHAVIOUR_DOCS_URL } from '../../src/telemetry/docs-link';
 import { INTERNAL_ERROR_METRIC } from '../../src/telemetry/semconv';
-import { useInstrumentedProvider } from '../support/instrumented';
+import { ghostRequest, useInstrumentedProvider } from '../support/instrumented';
 import { PACKAGE_ROOT } from '../support/run-node';
 import { captureWarnings } from '../support/warnings';
 
@@ -31,19 +31,8 @@ function chatLog(): SessionLog {
 }
 
 /** A request with a user message the log does not hold: extra_message. */
-async function ghost(log: SessionLog, options: { conversationId?: string; agentName?: string } = {}, text = 'SECRET ghost text') {
-  await withSession(
-    log,
-    () =>
-      client().chat.completions.create({
-        model: 'gpt-test',
-        messages: [
-          { role: 'user', content: 'Umbrella in Lisbon?' },
-          { role: 'user', content: text },
-        ],
-      }),
-    options,
-  );
+function ghost(log: SessionLog, options: { conversationId?: string; agentName?: string } = {}, text = 'SECRET ghost text') {
+  return ghostRequest(suite, log, options, text);
 }
 
 const violationEvents = () =>

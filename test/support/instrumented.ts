@@ -4,6 +4,7 @@
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { SessionLog, withSession } from '../../src/index';
 import { SessionInvariantInstrumentation, type SessionInvariantInstrumentationConfig } from '../../src/instrumentation';
 import { startFakeProvider, type FakeProvider } from './fake-provider';
 import { registerOtel, type OtelHarness } from './otel';
@@ -57,4 +58,31 @@ export function useInstrumentedProvider(config: SessionInvariantInstrumentationC
   });
   beforeEach(() => suite.env.otel.spans.reset());
   return suite;
+}
+
+/**
+ * One request through the real `openai` client with a user message the bound
+ * `log` does not hold after the first: an `extra_message` when `log` holds
+ * only `Umbrella in Lisbon?`. `options` go to `withSession` as given (hostile
+ * values included).
+ */
+export async function ghostRequest(
+  suite: InstrumentedSuite,
+  log: SessionLog,
+  options: { conversationId?: unknown; agentName?: unknown },
+  text: string,
+): Promise<void> {
+  const client = new suite.env.openai.OpenAI({ apiKey: 'test-key', baseURL: suite.server.openaiBaseURL, maxRetries: 0 });
+  await withSession(
+    log,
+    () =>
+      client.chat.completions.create({
+        model: 'gpt-test',
+        messages: [
+          { role: 'user', content: 'Umbrella in Lisbon?' },
+          { role: 'user', content: text },
+        ],
+      }),
+    options as { conversationId?: string; agentName?: string },
+  );
 }

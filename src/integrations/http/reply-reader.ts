@@ -199,7 +199,7 @@ function deliver(build: () => Reply | undefined, onReply: (reply: Reply) => void
   try {
     return onReply(reply);
   } catch (error) {
-    reportInternalError('reading a reply', error);
+    reportInternalError('reading a reply', error, 'the caller got the reply unchanged; the package did not record it');
   }
 }
 

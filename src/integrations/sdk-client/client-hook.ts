@@ -183,7 +183,7 @@ function inspect(options: RequestOptions | undefined, seam: ClientSeam): void {
     request = seam.modelRequest(options);
   } catch (error) {
     // The adapters never throw, so only a hostile options object gets here.
-    reportInternalError(SEAM.name, error);
+    reportInternalError(SEAM.name, error, 'the request went ahead unchecked');
     return;
   }
   if (request === undefined) return;

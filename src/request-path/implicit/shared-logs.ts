@@ -12,7 +12,7 @@
 import { trace } from '@opentelemetry/api';
 import type { CheckReaction } from '../../reaction/act-on-check';
 import type { InvariantInstruments } from '../../telemetry/instruments';
-import { reportInternalError } from '../../telemetry/internal-error';
+import { reportInternalError, STEP_SKIPPED } from '../../telemetry/internal-error';
 import { warnOnce } from '../../warnings';
 import { ATTR_STORE_REASON } from '../../telemetry/semconv';
 import type { PendingReply, ReplyContext, StoredReplyMessage } from '../reply';
@@ -309,7 +309,7 @@ export class SharedLogs {
 
   #failed(error: unknown): void {
     if (!(error instanceof StoreFailure)) {
-      reportInternalError('the shared store', error, this.#instruments());
+      reportInternalError('the shared store', error, STEP_SKIPPED, this.#instruments());
       return;
     }
     // A lost race is no fault of the store: it is not left alone for it.
@@ -381,7 +381,7 @@ function report(decision: Decision, reaction: CheckReaction): void {
   try {
     reportDecision(decision, reaction);
   } catch (error) {
-    reportInternalError('the shared store', error, reaction.instruments);
+    reportInternalError('the shared store', error, STEP_SKIPPED, reaction.instruments);
   }
 }
 

@@ -1,0 +1,16 @@
+// The one line `register` prints at start-up, and only where it tells the
+// user what they cannot see otherwise: that implicit conversations are kept in
+// a shared store, and which one (a wrong URL or key prefix splits what the
+// replicas see). A process on the defaults starts silently.
+
+import { MODE_ENV_VAR, readEnvFlag, resolveMode } from '../invariant/mode';
+import { IMPLICIT_ENV_VAR } from '../request-path/implicit/registry';
+import { redactUrl, storeChoice } from '../request-path/implicit/store-config';
+
+/** The start-up line for `env`, without the package's prefix, or undefined when there is nothing worth a line. */
+export function startupLine(env: NodeJS.ProcessEnv): string | undefined {
+  if (resolveMode(env[MODE_ENV_VAR]) === 'off' || readEnvFlag(IMPLICIT_ENV_VAR, env) === false) return undefined;
+  const store = storeChoice(undefined, env);
+  if (store.kind !== 'redis') return undefined;
+  return `implicit conversations are kept in the shared store ${redactUrl(store.url)} under the key prefix ${JSON.stringify(store.prefix)}`;
+}

@@ -1,0 +1,64 @@
+// What a conversation keeps of the bytes it was sent, with no text: the one
+// place that decides the byte fields of a conversation record (the Redis
+// codec serialises exactly these).
+//
+// Offsets are relative to p0, the start of the conversation's first
+// non-system element of `messages` (Chat, Anthropic) or `input`
+// (Responses): leading system elements are left out of the bytes, since
+// their content is exempt from the check and often changes between requests.
+
+/** How many of the latest element boundaries keep the digest of the bytes up to them. */
+export const BOUNDARY_DIGESTS = 4;
+
+/** The digest of the bytes `[p0, p0 + length)`, at an element boundary. */
+export interface BoundaryDigest {
+  readonly length: number;
+  readonly digest: bigint;
+}
+
+/** A conversation's bytes, as fingerprints of them. */
+export interface ByteRecord {
+  /** The xxh64 of the first non-system element's bytes: the key the conversation is found by. */
+  readonly key: bigint;
+  /** Each element's end, relative to p0, in order; `count` of them are in use. */
+  ends: Uint32Array;
+  count: number;
+  /** The digests at the last `BOUNDARY_DIGESTS` element ends, oldest first: the newest is the bytes seen so far. */
+  boundaries: BoundaryDigest[];
+}
+
+/** A record for a conversation whose first non-system element's bytes hash to `key`, with no elements yet. */
+export function newByteRecord(key: bigint): ByteRecord {
+  return { key, ends: new Uint32Array(8), count: 0, boundaries: [] };
+}
+
+/** The length of the bytes the conversation has been sent (from p0 to the end of its last element). */
+export function bytesSeen(record: ByteRecord): number {
+  return record.count === 0 ? 0 : record.ends[record.count - 1]!;
+}
+
+/**
+ * Appends element ends (relative to p0, ascending, past the current last)
+ * and the digests at the boundaries among them that are now among the
+ * latest. Returns the boundary digests that dropped out (to unindex).
+ */
+export function appendElements(record: ByteRecord, ends: readonly number[], digests: ReadonlyMap<number, bigint>): BoundaryDigest[] {
+  if (record.count + ends.length > record.ends.length) {
+    const grown = new Uint32Array(Math.max(record.count + ends.length, record.ends.length * 2));
+    grown.set(record.ends.subarray(0, record.count));
+    record.ends = grown;
+  }
+  for (const end of ends) record.ends[record.count++] = end;
+  for (const end of ends) {
+    const digest = digests.get(end);
+    if (digest !== undefined) record.boundaries.push({ length: end, digest });
+  }
+  const dropped =
+    record.boundaries.length > BOUNDARY_DIGESTS ? record.boundaries.splice(0, record.boundaries.length - BOUNDARY_DIGESTS) : [];
+  return dropped;
+}
+
+/** The ends of the last `BOUNDARY_DIGESTS` of `ends` (those whose digests a record keeps). */
+export function latestBoundaries(ends: readonly number[]): readonly number[] {
+  return ends.length <= BOUNDARY_DIGESTS ? ends : ends.slice(ends.length - BOUNDARY_DIGESTS);
+}

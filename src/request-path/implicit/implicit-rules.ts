@@ -1,0 +1,395 @@
+// The rules of the implicit conversation log (docs/behaviour.md §8.2), as
+// free functions over a `ConversationStore`: the one place that decides what
+// a request continues, rejoins or loses. Applied in this order: continuation
+// by the longest known branch; rejoin = violation; the lost reply within a
+// run; otherwise a new branch. Nothing here changes the store or reports:
+// `ImplicitLogs` records and reports what the rules decide.
+
+import { SYSTEM_FINGERPRINT, type Fingerprint } from '../../invariant/fingerprint';
+import type { MessageSketch } from '../../invariant/sketch';
+import type { ViolationDetails } from '../../invariant/violation';
+import { overlaySlotOf } from '../../invariant/overlay';
+import { reconstruct, type RequestAndLog } from '../../invariant/reconstruct';
+import type { Message } from '../../model/messages';
+import type { RunKey } from '../run';
+import { CHAIN_START, chainStep, type Conversation } from './conversation';
+import { eachOf, type ConversationStore } from './conversation-store';
+import { storedSketch, visibleSketch } from './stored-sketches';
+
+/** Conversations a request that continues none is compared with, per source: the most recently used that start like it, those whose last request it starts with, those whose last message it carries. */
+const MAX_CANDIDATES = 32;
+
+/** A request in the implicit log's terms: its messages and their fingerprints. */
+export interface Seen {
+  messages: readonly Message[];
+  fingerprints: Fingerprint[];
+}
+
+/** A request read for the implicit log: its messages and fingerprints, the orphaned tool result it holds, its "starts like" key. */
+export interface ReadRequest {
+  seen: Seen;
+  orphan: ViolationDetails | undefined;
+  /** The index of its first non-system message, and that message's fingerprint. */
+  first: number;
+  key: Fingerprint;
+}
+
+/** The fingerprints of replies some model sent recently, in any conversation. */
+export interface KnownReplies {
+  has(fingerprint: Fingerprint): boolean;
+}
+
+/**
+ * What the rules decided for a request: the violation, the number of the
+ * conversation it carries, and whether it extends a known conversation (from
+ * the request's position `offset + conversation.length` on) or is recorded
+ * as a conversation of its own (a new one, or a branch keeping `number`).
+ */
+export interface Ruling {
+  violation: ViolationDetails | undefined;
+  number: number;
+  extends?: { conversation: Conversation; offset: number } | undefined;
+}
+
+/**
+ * The rules of docs/behaviour.md §8.2 applied to `read` against `store`,
+ * which is only read. `run` is the request's run as the store keeps it;
+ * `replies` the replies observed recently; `newNumber` gives the number of a
+ * conversation first seen.
+ */
+export function decide(
+  read: ReadRequest,
+  store: ConversationStore,
+  run: RunKey | undefined,
+  now: number,
+  replies: KnownReplies,
+  captureContent: boolean,
+  newNumber: () => number,
+): Ruling {
+  const { seen, orphan, first, key } = read;
+  const recent = store.candidates(key, now, MAX_CANDIDATES);
+  const chains = requestChains(seen);
+  const continued = continuedConversation(store, seen, chains);
+  if (continued !== undefined) {
+    const { conversation, offset } = continued;
+    const made = invented(conversation, seen, offset, replies);
+    if (made.length === 0) return { violation: orphan, number: conversation.number, extends: continued };
+    const keep = new Set(made);
+    const implied = concat(conversation, seen, offset + conversation.length, (i) => !keep.has(i), captureContent);
+    // The branch is still this conversation as the app sees it: it keeps the id.
+    return { violation: reconstructionFailure(implied, seen, captureContent), number: conversation.number };
+  }
+  const candidates = related(store, seen, first, key, chains, recent, run);
+  const prefixes = new SharedPrefixes(candidates, seen);
+  const found = rejoined(candidates, prefixes, seen, captureContent) ?? lostReply(candidates, seen, run, captureContent);
+  // A request that rejoins or loses a reply continues a known conversation and keeps its id; anything else is new.
+  return { violation: found?.violation ?? orphan, number: found?.conversation.number ?? newNumber() };
+}
+
+/** Whether the request ends in an assistant message (a prefill the reply continues). */
+export function endsInAssistant(seen: Seen): boolean {
+  return seen.messages[seen.messages.length - 1]?.role === 'assistant';
+}
+
+/**
+ * The longest known conversation the request starts with in full (of
+ * equally long ones, the most recently used), found by the chain hash of
+ * each of the request's prefixes, longest first, and confirmed on the
+ * fingerprints: a few lookups however many conversations start alike.
+ */
+function continuedConversation(
+  store: ConversationStore,
+  seen: Seen,
+  chains: readonly RequestChain[],
+): { conversation: Conversation; offset: number } | undefined {
+  let best: Conversation | undefined;
+  let bestOffset = 0;
+  for (const { offset, chain } of chains) {
+    const max = seen.fingerprints.length - offset;
+    for (let k = max; k >= 1; k--) {
+      // A conversation found under k has k messages, or k + 1 if it ends in an open prefill.
+      if (best !== undefined && k + 1 < best.length) break;
+      eachOf(store.byEnd(chain[k]!), (c) => {
+        if (c.length > max) return;
+        if (best !== undefined && (c.length < best.length || (c.length === best.length && c.stamp < best.stamp))) return;
+        if (overlayOffset(c, seen) !== offset || sharedPrefix(c, seen, offset) !== c.length) return;
+        best = c;
+        bestOffset = offset;
+      });
+    }
+  }
+  return best === undefined ? undefined : { conversation: best, offset: bestOffset };
+}
+
+/**
+ * The conversations a request that continues none may rejoin or have lost
+ * a reply of: the most recently used that start like it, those whose last
+ * request it starts with (found by chain hash), and those whose last
+ * message it carries (latest first). Bounded, whatever the number of
+ * conversations that start alike.
+ */
+function related(
+  store: ConversationStore,
+  seen: Seen,
+  first: number,
+  key: Fingerprint,
+  chains: readonly RequestChain[],
+  recent: Conversation[],
+  run: RunKey | undefined,
+): Conversation[] {
+  const found = new Set<Conversation>(recent);
+  let extra = 0;
+  const take = (c: Conversation): boolean => {
+    if (c.key === key && !found.has(c)) {
+      found.add(c);
+      extra++;
+    }
+    return extra < MAX_CANDIDATES;
+  };
+  if (run !== undefined && store.anyLost) {
+    for (const { offset, chain } of chains) {
+      for (let k = seen.fingerprints.length - offset; k >= 1 && extra < MAX_CANDIDATES; k--) eachOf(store.byLost(chain[k]!), take);
+    }
+  }
+  extra = 0;
+  for (let i = seen.fingerprints.length - 1; i > first && extra < MAX_CANDIDATES; i--) {
+    const fingerprint = seen.fingerprints[i]!;
+    if (fingerprint !== SYSTEM_FINGERPRINT) eachOf(store.byLast(fingerprint), take);
+  }
+  return [...found];
+}
+
+/**
+ * Non-trailing assistant messages of the new part that no model sent, when
+ * the last reply was observed: not a reply seen recently (a sub-agent's
+ * answer handed on is one), or one this conversation already has (a copy).
+ */
+function invented(conversation: Conversation, seen: Seen, offset: number, replies: KnownReplies): number[] {
+  if (!conversation.lastRequest.replyObserved) return [];
+  const found: number[] = [];
+  const last = seen.messages.length - 1;
+  let own: Set<Fingerprint> | undefined;
+  for (let i = offset + conversation.length; i < last; i++) {
+    if (seen.messages[i]?.role !== 'assistant') continue;
+    const fingerprint = seen.fingerprints[i]!;
+    own ??= new Set(conversation.fingerprints);
+    if (!replies.has(fingerprint) || own.has(fingerprint)) found.push(i);
+  }
+  return found;
+}
+
+/** The chain hashes of a request's prefixes from `offset` on: `chain[k]`, of its `k` messages after `offset`. */
+interface RequestChain {
+  offset: number;
+  chain: Int32Array;
+}
+
+/** The request's prefix chains, one per overlay slot it may take: 0, and 1 when it leads with a system message. */
+function requestChains(seen: Seen): RequestChain[] {
+  const fingerprints = seen.fingerprints;
+  const chains: RequestChain[] = [];
+  // The largest slot is the one against a log that does not lead with a system message.
+  const slots = overlaySlotOf(fingerprints[0] === SYSTEM_FINGERPRINT, false);
+  for (let offset = 0; offset <= slots; offset++) {
+    const chain = new Int32Array(fingerprints.length - offset + 1);
+    let h = (chain[0] = CHAIN_START);
+    for (let k = 1; k < chain.length; k++) chain[k] = h = chainStep(h, fingerprints[offset + k - 1]!);
+    chains.push({ offset, chain });
+  }
+  return chains;
+}
+
+/** The overlay slot of the request against the conversation (overlay.ts decides it). */
+function overlayOffset(conversation: Conversation, seen: Seen): number {
+  return overlaySlotOf(seen.fingerprints[0] === SYSTEM_FINGERPRINT, conversation.fingerprints[0] === SYSTEM_FINGERPRINT);
+}
+
+/**
+ * How many of the conversation's messages the request carries in order from
+ * its start. The last message of a conversation whose request ended in a
+ * prefill, with no reply observed, matches any assistant message: the app
+ * sends prefill and reply back as one.
+ */
+function sharedPrefix(conversation: Conversation, seen: Seen, offset: number): number {
+  const known = conversation.fingerprints;
+  const sent = seen.fingerprints;
+  const limit = Math.min(known.length, sent.length - offset);
+  let i = 0;
+  while (i < limit && known[i] === sent[offset + i]) i++;
+  const open = conversation.lastRequest.prefill && !conversation.lastRequest.replyObserved;
+  if (open && i === conversation.length - 1 && i < limit && seen.messages[offset + i]?.role === 'assistant') i++;
+  return i;
+}
+
+/** `sharedPrefix` of each candidate, computed once: the continuation and rejoin rules both read it. */
+class SharedPrefixes {
+  readonly #candidates: readonly Conversation[];
+  readonly #seen: Seen;
+  readonly #known: number[];
+
+  constructor(candidates: readonly Conversation[], seen: Seen) {
+    this.#candidates = candidates;
+    this.#seen = seen;
+    this.#known = new Array<number>(candidates.length).fill(-1);
+  }
+
+  /** The overlay offset of candidate `k` (see `overlayOffset`). */
+  offset(k: number): number {
+    return overlayOffset(this.#candidates[k]!, this.#seen);
+  }
+
+  /** How many of candidate `k`'s messages the request carries from its start (see `sharedPrefix`). */
+  shared(k: number): number {
+    if (this.#known[k]! < 0) this.#known[k] = sharedPrefix(this.#candidates[k]!, this.#seen, this.offset(k));
+    return this.#known[k]!;
+  }
+}
+
+/**
+ * Rejoin: the request starts like a known conversation, diverges from it and
+ * later carries that conversation's messages again, so something in between
+ * was dropped, duplicated, rewritten or moved. Checked against the
+ * conversation followed by the request's messages after the last one the
+ * conversation had: the conversation that shares the longest start with the
+ * request, and of those the one whose later messages it carries most of. System messages never count as carried: their content
+ * is not compared, so they say nothing about where a request rejoins.
+ */
+function rejoined(candidates: readonly Conversation[], prefixes: SharedPrefixes, seen: Seen, captureContent: boolean): Found | undefined {
+  let best: { conversation: Conversation; shared: number; last: number; carried: number } | undefined;
+  for (let k = 0; k < candidates.length; k++) {
+    const conversation = candidates[k]!;
+    const offset = prefixes.offset(k);
+    const shared = prefixes.shared(k);
+    // A conversation that starts with the whole request explains it: a regenerate from a point it passed, not a rejoin.
+    if (offset + shared >= seen.fingerprints.length) return undefined;
+    if (best !== undefined && shared < best.shared) continue;
+    const later = new Set<Fingerprint>();
+    for (let j = shared; j < conversation.length; j++)
+      if (conversation.fingerprints[j] !== SYSTEM_FINGERPRINT) later.add(conversation.fingerprints[j]!);
+    let last = -1;
+    let carried = 0;
+    for (let i = offset + shared; i < seen.fingerprints.length; i++) {
+      if (!later.has(seen.fingerprints[i]!)) continue;
+      last = i;
+      carried++;
+    }
+    if (last < 0) continue;
+    // Of branches that share as much, the one whose later messages the request carries most of explains it best (a
+    // sibling choice or a regenerate the app did not continue with shares the start, not what follows).
+    if (best === undefined || shared > best.shared || carried > best.carried || (carried === best.carried && last > best.last))
+      best = { conversation, shared, last, carried };
+  }
+  if (best === undefined) return undefined;
+  const violation = reconstructionFailure(
+    concat(best.conversation, seen, best.last + 1, () => true, captureContent),
+    seen,
+    captureContent,
+  );
+  return violation === undefined ? undefined : { violation, conversation: best.conversation };
+}
+
+/** A violation found against a known conversation, and that conversation. */
+interface Found {
+  violation: ViolationDetails;
+  conversation: Conversation;
+}
+
+/**
+ * The lost reply, within one run: the request starts with the previous
+ * request of the conversation in the same run and continues without the
+ * model's reply to it. Across runs that is a regenerate (a branch); the reply
+ * to a prefill never counts.
+ */
+function lostReply(candidates: readonly Conversation[], seen: Seen, run: RunKey | undefined, captureContent: boolean): Found | undefined {
+  if (run === undefined) return undefined;
+  for (const conversation of candidates) {
+    const last = conversation.lastRequest;
+    if (last.run !== run || !last.replyObserved || last.prefill || conversation.length <= last.length) continue;
+    const offset = overlayOffset(conversation, seen);
+    if (seen.fingerprints.length - offset <= last.length || sharedPrefix(conversation, seen, offset) !== last.length) continue;
+    const violation = reconstructionFailure(
+      concat(conversation, seen, offset + last.length, () => true, captureContent),
+      seen,
+      captureContent,
+    );
+    return violation === undefined ? undefined : { violation, conversation };
+  }
+  return undefined;
+}
+
+/** A log the request is compared with: the conversation, or the conversation it implies. */
+interface Implied {
+  fingerprints: readonly Fingerprint[];
+  sketches: readonly MessageSketch[];
+}
+
+/** The conversation followed by the request's messages from `from` on (those `keep` accepts). */
+function concat(conversation: Conversation, seen: Seen, from: number, keep: (i: number) => boolean, captureContent: boolean): Implied {
+  const fingerprints = Array.from(conversation.fingerprints);
+  const sketches = conversation.sketches();
+  for (let i = from; i < seen.messages.length; i++) {
+    if (!keep(i)) continue;
+    fingerprints.push(seen.fingerprints[i]!);
+    sketches.push(storedSketch(seen.messages[i], captureContent));
+  }
+  return { fingerprints, sketches };
+}
+
+/** The check's reconstruction rule (reconstruct.ts), on fingerprints. */
+function reconstructionFailure(implied: Implied, seen: Seen, captureContent: boolean): ViolationDetails | undefined {
+  return reconstruct(new RequestAndImplied(seen, implied, captureContent)).violation;
+}
+
+/** A request and the log it implies, as the reconstruction rule reads them: equal fingerprints match. */
+class RequestAndImplied implements RequestAndLog {
+  readonly #seen: Seen;
+  readonly #implied: Implied;
+  readonly #captureContent: boolean;
+
+  constructor(seen: Seen, implied: Implied, captureContent: boolean) {
+    this.#seen = seen;
+    this.#implied = implied;
+    this.#captureContent = captureContent;
+  }
+
+  get requestLength(): number {
+    return this.#seen.fingerprints.length;
+  }
+
+  get logLength(): number {
+    return this.#implied.fingerprints.length;
+  }
+
+  requestLeadsWithSystem(): boolean {
+    return this.#seen.fingerprints[0] === SYSTEM_FINGERPRINT;
+  }
+
+  logLeadsWithSystem(): boolean {
+    return this.#implied.fingerprints[0] === SYSTEM_FINGERPRINT;
+  }
+
+  matches(i: number, j: number): boolean {
+    return this.#seen.fingerprints[i] === this.#implied.fingerprints[j];
+  }
+
+  requestFingerprint(i: number): number {
+    return this.#seen.fingerprints[i]!;
+  }
+
+  logFingerprint(j: number): number {
+    return this.#implied.fingerprints[j]!;
+  }
+
+  requestSketch(i: number): MessageSketch {
+    return visibleSketch(this.#seen.messages[i], this.#captureContent);
+  }
+
+  logSketch(j: number): MessageSketch {
+    return this.#implied.sketches[j]!;
+  }
+
+  /** Fingerprints say whether two messages differ, not in what. */
+  differs(): [] {
+    return [];
+  }
+}

@@ -1,0 +1,69 @@
+// The sketches the implicit log keeps of the messages it has seen: no text
+// unless content capture is on, and one shared frozen object per distinct
+// shape. The one place that decides what a kept sketch holds and how sketches
+// are interned.
+
+import { stableSlot } from '../../invariant/stable-messages';
+import { sketch, type MessageSketch } from '../../invariant/sketch';
+
+/**
+ * A sketch to keep: no text (unless content capture is on), and one shared
+ * object per distinct shape. Built field by field when content is not kept:
+ * a branch keeps a sketch of every message, and the preview would only be
+ * computed to be dropped.
+ */
+export function storedSketch(message: unknown, captureContent: boolean): MessageSketch {
+  if (captureContent) return sketch(message);
+  // A message the seam reuses from request to request (it never changes): sketched once.
+  const slot = stableSlot(message);
+  if (slot !== undefined) return (slot.sketch ??= contentFreeSketch(message));
+  return contentFreeSketch(message);
+}
+
+/** A request message's sketch: its preview is only kept while the request is checked, unless content capture is on. */
+export function visibleSketch(message: unknown, captureContent: boolean): MessageSketch {
+  const s = sketch(message);
+  return captureContent || !('preview' in s) ? s : { ...s, preview: null };
+}
+
+const interned = new Map<string, MessageSketch>();
+/** Sketches of unnamed user and assistant messages, by tool-call count (below `USUAL_CALLS`). */
+const USUAL_ROLES: Readonly<Record<string, MessageSketch[] | undefined>> = Object.assign(Object.create(null) as object, {
+  user: [],
+  assistant: [],
+});
+const USUAL_CALLS = 16;
+
+function contentFreeSketch(message: unknown): MessageSketch {
+  const m = typeof message === 'object' && message !== null ? (message as Record<string, unknown>) : {};
+  const role = typeof m.role === 'string' ? m.role : 'invalid';
+  if (role === 'system') return SYSTEM_SKETCH;
+  const toolCalls = Array.isArray(m.toolCalls) ? m.toolCalls.length : 0;
+  const toolCallId = typeof m.toolCallId === 'string' ? m.toolCallId : null;
+  const name = typeof m.name === 'string' ? m.name : null;
+  // A tool call id is unique: its sketch is shared by nothing, so it is not worth a table entry. Its name (a tool's
+  // name, one of a few) is kept as one string per distinct name, not one per message.
+  if (toolCallId !== null) return { role, preview: null, toolCalls, toolCallId, name: name === null ? null : internedName(name) };
+  // The usual shapes (a user message, an assistant message with a few calls) skip building a key.
+  const usual = name === null && toolCalls < USUAL_CALLS ? USUAL_ROLES[role] : undefined;
+  if (usual !== undefined) return (usual[toolCalls] ??= Object.freeze({ role, preview: null, toolCalls, toolCallId, name }));
+  const key = `${role}\u0000${toolCalls}\u0000${name}`;
+  let shared = interned.get(key);
+  if (shared === undefined) {
+    if (interned.size > 10_000) interned.clear();
+    interned.set(key, (shared = Object.freeze({ role, preview: null, toolCalls, toolCallId, name })));
+  }
+  return shared;
+}
+
+const names = new Map<string, string>();
+/** One copy of each tool name the sketches keep (cleared past 10,000 names, as the sketch table is). */
+function internedName(name: string): string {
+  const kept = names.get(name);
+  if (kept !== undefined) return kept;
+  if (names.size > 10_000) names.clear();
+  names.set(name, name);
+  return name;
+}
+
+const SYSTEM_SKETCH: MessageSketch = Object.freeze({ role: 'system' });

@@ -1,0 +1,207 @@
+// The byte-prefix engine: the hash of a body's ranges, the record a
+// conversation keeps of its bytes, and the lookup of the conversation whose
+// bytes a request starts with (src/request-path/implicit/bytes).
+import fc from 'fast-check';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { byteHasher, loadByteHasher, type ByteHasher } from '../../src/request-path/implicit/bytes/byte-hash';
+import { bodyLayout, elementsFrom } from '../../src/request-path/implicit/bytes/body-layout';
+import {
+  appendElements,
+  BOUNDARY_DIGESTS,
+  bytesSeen,
+  latestBoundaries,
+  newByteRecord,
+  type ByteRecord,
+} from '../../src/request-path/implicit/bytes/byte-record';
+import { PrefixIndex, restream } from '../../src/request-path/implicit/bytes/prefix-index';
+
+let hasher: ByteHasher;
+beforeAll(async () => {
+  hasher = (await loadByteHasher())!;
+});
+
+const RUNS = { numRuns: 300 };
+const text = fc.string({ unit: fc.constantFrom('a', 'b', '"', '\\', '}', ',', '{', ']', ' ', 'é', '日', '😀') });
+const message = fc.record({ role: fc.constantFrom('user', 'assistant', 'tool'), content: text });
+const messages = fc.array(message, { minLength: 1, maxLength: 10 });
+const bodyOf = (list: readonly unknown[]) => JSON.stringify({ model: 'm', messages: [{ role: 'system', content: 'be brief' }, ...list] });
+
+/** A conversation kept the way the request path keeps one: its record, indexed under its latest boundary digests. */
+function keep(index: PrefixIndex<ByteRecord>, body: string): ByteRecord {
+  const layout = bodyLayout(body, 'messages')!;
+  const record = newByteRecord(hasher.digest(body, layout.p0, layout.firstEnd));
+  const ends = elementsFrom(body, layout)!.map((e) => e.end - layout.p0);
+  const stream = hasher.stream(body, layout.p0);
+  const digests = new Map(latestBoundaries(ends).map((end) => [end, stream.digestTo(layout.p0 + end)]));
+  appendElements(record, ends, digests);
+  for (const b of record.boundaries) index.add(record.key, b.length, b.digest, record);
+  return record;
+}
+
+function find(index: PrefixIndex<ByteRecord>, body: string) {
+  const layout = bodyLayout(body, 'messages')!;
+  return index.longest(hasher, body, layout.p0, hasher.digest(body, layout.p0, layout.firstEnd), body.length);
+}
+
+describe('byte-hash', () => {
+  it('the hasher is there once its module is compiled, the same one for every caller', () => {
+    expect(byteHasher()).toBe(hasher);
+  });
+
+  it('a range hashed in pieces at element boundaries digests as the whole range', () => {
+    fc.assert(
+      fc.property(messages, (list) => {
+        const body = bodyOf(list);
+        const layout = bodyLayout(body, 'messages')!;
+        const stream = hasher.stream(body, layout.p0);
+        for (const element of elementsFrom(body, layout)!) {
+          expect(stream.digestTo(element.end)).toBe(hasher.digest(body, layout.p0, element.end));
+        }
+      }),
+      RUNS,
+    );
+  });
+
+  it('equal text hashes alike wherever it sits, and a one-character change does not', () => {
+    const a = 'x{"role":"user","content":"日本"}';
+    const b = '{"role":"user","content":"日本"}yy';
+    expect(hasher.digest(a, 1, a.length)).toBe(hasher.digest(b, 0, b.length - 2));
+    expect(hasher.digest(a, 1, a.length)).not.toBe(hasher.digest(a.replace('日', '月'), 1, a.length));
+  });
+});
+
+describe('byte-record', () => {
+  it('keeps every element end and the digests of the latest few boundaries only', () => {
+    const record = newByteRecord(1n);
+    const dropped1 = appendElements(
+      record,
+      [10, 20, 30],
+      new Map([
+        [10, 1n],
+        [20, 2n],
+        [30, 3n],
+      ]),
+    );
+    expect(dropped1).toEqual([]);
+    const dropped2 = appendElements(
+      record,
+      [40, 50],
+      new Map([
+        [40, 4n],
+        [50, 5n],
+      ]),
+    );
+    expect(bytesSeen(record)).toBe(50);
+    expect(Array.from(record.ends.subarray(0, record.count))).toEqual([10, 20, 30, 40, 50]);
+    expect(record.boundaries.map((b) => b.length)).toEqual([20, 30, 40, 50].slice(-BOUNDARY_DIGESTS));
+    expect(dropped2.map((b) => b.length)).toEqual([10]);
+    // Grows past its initial capacity.
+    appendElements(
+      record,
+      Array.from({ length: 100 }, (_, i) => 60 + i),
+      new Map(),
+    );
+    expect(record.count).toBe(105);
+    expect(record.ends[104]).toBe(159);
+  });
+});
+
+describe('prefix-index', () => {
+  it('a request that carries a kept conversation and more is found to continue it, at its full length', () => {
+    fc.assert(
+      fc.property(messages, fc.array(message, { maxLength: 4 }), (kept, added) => {
+        const index = new PrefixIndex<ByteRecord>();
+        const record = keep(index, bodyOf(kept));
+        const match = find(index, bodyOf([...kept, ...added]));
+        expect(match?.value).toBe(record);
+        expect(match?.length).toBe(bytesSeen(record));
+      }),
+      RUNS,
+    );
+  });
+
+  it('a request whose bytes differ before the last few boundaries is not found; within them, at the boundary before the change', () => {
+    fc.assert(
+      fc.property(messages, fc.nat(), text, (kept, which, replacement) => {
+        const changed = which % kept.length;
+        fc.pre(kept[changed]!.content !== replacement);
+        const index = new PrefixIndex<ByteRecord>();
+        const record = keep(index, bodyOf(kept));
+        const edited = kept.map((m, i) => (i === changed ? { ...m, content: replacement } : m));
+        const match = find(index, bodyOf(edited));
+        const kept0 = record.count - BOUNDARY_DIGESTS; // boundaries at ends[kept0..] are indexed
+        if (changed === 0 || changed - 1 < kept0) expect(match).toBeUndefined();
+        else {
+          expect(match?.value).toBe(record);
+          expect(match?.length).toBe(record.ends[changed - 1]);
+        }
+      }),
+      RUNS,
+    );
+  });
+
+  it('finds the right one of many conversations that start alike, hashing only at the request own boundaries', () => {
+    const index = new PrefixIndex<ByteRecord>();
+    const records: ByteRecord[] = [];
+    const greeting = { role: 'user', content: 'Hello!' };
+    for (let i = 0; i < 2_000; i++) {
+      records.push(keep(index, bodyOf([greeting, { role: 'assistant', content: `Hi, user ${i}.`.padEnd(10 + (i % 700), '.') }])));
+    }
+    expect(index.keys).toBe(1);
+    const body = bodyOf([
+      greeting,
+      { role: 'assistant', content: `Hi, user 1234.`.padEnd(10 + (1234 % 700), '.') },
+      { role: 'user', content: 'and?' },
+    ]);
+    let digests = 0;
+    const counting: ByteHasher = {
+      digest: hasher.digest,
+      stream: (s, start) => {
+        const inner = hasher.stream(s, start);
+        return {
+          get end() {
+            return inner.end;
+          },
+          digestTo: (end) => {
+            digests++;
+            return inner.digestTo(end);
+          },
+        };
+      },
+    };
+    const layout = bodyLayout(body, 'messages')!;
+    const match = index.longest(counting, body, layout.p0, hasher.digest(body, layout.p0, layout.firstEnd), body.length);
+    expect(match?.value).toBe(records[1234]);
+    // The request has three element boundaries: at most one digest at each, whatever the number kept.
+    expect(digests).toBeLessThanOrEqual(3);
+  });
+
+  it('restream gives a stream at the match when a longer kept length was hashed past it', () => {
+    const index = new PrefixIndex<string>();
+    const body = bodyOf([
+      { role: 'user', content: 'a' },
+      { role: 'assistant', content: 'b' },
+      { role: 'user', content: 'c' },
+    ]);
+    const layout = bodyLayout(body, 'messages')!;
+    const ends = elementsFrom(body, layout)!.map((e) => e.end - layout.p0);
+    const key = hasher.digest(body, layout.p0, layout.firstEnd);
+    index.add(key, ends[0]!, hasher.digest(body, layout.p0, layout.p0 + ends[0]!), 'short');
+    index.add(key, ends[1]!, 0n, 'longer, other bytes');
+    const match = index.longest(hasher, body, layout.p0, key, body.length)!;
+    expect(match.value).toBe('short');
+    expect(match.stream.end).toBe(layout.p0 + ends[1]!);
+    const stream = restream(hasher, body, layout.p0, match);
+    expect(stream.end).toBe(layout.p0 + ends[0]!);
+    expect(stream.digestTo(layout.p0 + ends[2]!)).toBe(hasher.digest(body, layout.p0, layout.p0 + ends[2]!));
+  });
+
+  it('delete forgets only the value kept there, and an emptied key', () => {
+    const index = new PrefixIndex<string>();
+    index.add(7n, 10, 1n, 'a');
+    index.delete(7n, 10, 1n, 'b');
+    expect(index.keys).toBe(1);
+    index.delete(7n, 10, 1n, 'a');
+    expect(index.keys).toBe(0);
+  });
+});
