@@ -71,7 +71,7 @@ describe('a store URL', () => {
         { host: '::1', port: 7002 },
       ],
       db: 0,
-      shown: 'redis+cluster://***@10.0.0.1:7000,10.0.0.2,[::1]:7002',
+      shown: 'redis+cluster://app:***@10.0.0.1:7000,10.0.0.2,[::1]:7002',
     });
     expect(readRedisUrl('rediss+cluster://h:1')).toMatchObject({ cluster: true, tls: true });
     expect(readRedisUrl('redis+cluster://h:1/3')).toEqual(expect.stringContaining('only database 0'));

@@ -114,6 +114,9 @@ describe.skipIf(!installed)('store URLs and failure reasons', () => {
     } finally {
       setTimeout(() => redis.resume(), 2_000);
     }
-    expect(since(before, await storeErrors())).toEqual({ timeout: 1 });
+    // Counted as a timeout (once per try: a loaded machine may let the pause pass between the turn's two calls), never as a connection failure.
+    const after = await storeErrors();
+    expect(after.timeout ?? 0).toBeGreaterThan(before.timeout ?? 0);
+    expect(after.connection ?? 0).toBe(before.connection ?? 0);
   });
 });

@@ -151,13 +151,16 @@ export function serviceName(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /**
- * A value fit for a warning: everything between `//` (or the start) and the
- * last `@` hidden, so no password shows, whatever characters it holds.
+ * A value fit for a warning: what lies between `//` (or the start) and the
+ * last `@` is hidden, but for a user name before a `:`, so no password
+ * shows, whatever characters it holds.
  */
 export function redactUrl(value: string): string {
   const at = value.lastIndexOf('@');
   if (at < 0) return value;
   const start = value.indexOf('//');
   const from = start >= 0 && start < at ? start + 2 : 0;
-  return `${value.slice(0, from)}***${value.slice(at)}`;
+  const colon = value.indexOf(':', from);
+  const user = colon >= 0 && colon < at ? value.slice(from, colon + 1) : '';
+  return `${value.slice(0, from)}${user}***${value.slice(at)}`;
 }
