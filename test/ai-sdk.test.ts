@@ -115,6 +115,31 @@ describe('Vercel AI SDK: sessionInvariantMiddleware', () => {
     expect(await otel.total(VIOLATION_METRIC)).toBe(0);
   });
 
+  it.each([
+    [{ captureMessageContent: true }, true],
+    [{ captureContent: true }, true],
+    [{ captureMessageContent: false, captureContent: true }, false],
+    [{}, false],
+  ])('content capture from the middleware option %j (captureContent: the deprecated alias): previews %s', async (option, previews) => {
+    const log = userLog('Umbrella in Lisbon?');
+    await withSession(log, () =>
+      generateText({
+        model: model(sessionInvariantMiddleware({ mode: 'warn', ...option })),
+        messages: [
+          { role: 'user', content: 'Umbrella in Lisbon?' },
+          { role: 'user', content: 'ghost words' },
+        ],
+      }),
+    );
+    const events = otel.spans
+      .getFinishedSpans()
+      .flatMap((span) => span.events)
+      .filter((event) => event.name === 'nous.session.invariant.violation');
+    expect(events).toHaveLength(1);
+    const extra = events[0]!.attributes!['nous.session.invariant.extra.previews'];
+    expect(extra).toEqual(previews ? ['[1 content parts]'] : undefined);
+  });
+
   it('a middleware that drops the tool result is caught as missing_message', async () => {
     const log = userLog('Umbrella in Lisbon?');
     await withSession(log, () =>

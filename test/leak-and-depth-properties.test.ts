@@ -109,10 +109,13 @@ describe('valid JSON arguments of any depth and width', () => {
         log.append('user_message', { content: 'go' });
         log.append('assistant_message', { content: null, toolCalls: [{ id: 'c1', name: 'f', arguments: args.text }] });
         log.append('tool_result', { content: 'done', toolCallId: 'c1', name: 'f' });
+        // A string in `arguments` is always JSON text (messages.ts), so a bare
+        // string value (depth 0) has no parsed form of its own: send its text.
+        const parsedForm = typeof args.value === 'string' ? args.text : args.value;
         const call: Message = {
           role: 'assistant',
           content: null,
-          toolCalls: [{ id: 'c1', name: 'f', arguments: asText ? args.text : args.value }],
+          toolCalls: [{ id: 'c1', name: 'f', arguments: asText ? args.text : parsedForm }],
         };
         const done: Message = { role: 'tool', content: 'done', toolCallId: 'c1', name: 'f' };
         const request: Message[] =

@@ -45,6 +45,21 @@ describe('the instrumentation reads the environment once per enable() or setConf
     }
   });
 
+  it.each([
+    [{ captureMessageContent: true }, true],
+    [{ captureContent: true }, true],
+    [{ captureMessageContent: false, captureContent: true }, false],
+    [{ captureMessageContent: true, captureContent: false }, true],
+  ])('takes content capture from captureMessageContent, or from its deprecated alias captureContent: %j gives %s', (config, capture) => {
+    vi.stubEnv('OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT', String(!capture));
+    const instrumentation = new SessionInvariantInstrumentation(config);
+    try {
+      expect(currentHost().settings().captureContent).toBe(capture);
+    } finally {
+      instrumentation.disable();
+    }
+  });
+
   it('lets the config win over the environment, as before', () => {
     vi.stubEnv('NOUS_SESSION_INVARIANT', 'off');
     vi.stubEnv('NOUS_SESSION_INVARIANT_IMPLICIT', 'off');

@@ -142,7 +142,7 @@ describe('verify: modes', () => {
 
   it('strict with content capture on keeps the previews in details, as on the span event', () => {
     const log = exampleLog();
-    const thrown = thrownBy(() => verify(log, ghostRequest(log), { mode: 'strict', captureContent: true }));
+    const thrown = thrownBy(() => verify(log, ghostRequest(log), { mode: 'strict', captureMessageContent: true }));
     expect((thrown as SessionInvariantViolation).details).toMatchObject({ extra: [{ preview: 'ghost: secret prompt text' }] });
   });
 
@@ -212,12 +212,24 @@ describe('verify: telemetry (docs/behaviour.md §6)', () => {
 
   it('adds previews when content capture is on in config', () => {
     const log = exampleLog();
-    inSpan(() => verify(log, ghostRequest(log), { mode: 'warn', captureContent: true }));
+    inSpan(() => verify(log, ghostRequest(log), { mode: 'warn', captureMessageContent: true }));
     const [event] = otel.spans.getFinishedSpans()[0]!.events;
     expect(event!.attributes).toMatchObject({
       'nous.session.invariant.extra.previews': ['ghost: secret prompt text'],
       'nous.session.invariant.missing.previews': [],
     });
+  });
+
+  it.each([
+    [{ captureContent: true }, true],
+    [{ captureMessageContent: false, captureContent: true }, false],
+    [{ captureMessageContent: true, captureContent: false }, true],
+  ])('reads captureContent as the deprecated alias of captureMessageContent, which wins: %j gives previews %s', (option, previews) => {
+    vi.stubEnv('OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT', String(!previews));
+    const log = exampleLog();
+    inSpan(() => verify(log, ghostRequest(log), { mode: 'warn', ...option }));
+    const [event] = otel.spans.getFinishedSpans()[0]!.events;
+    expect(event!.attributes!['nous.session.invariant.extra.previews']).toEqual(previews ? ['ghost: secret prompt text'] : undefined);
   });
 
   it('adds previews when OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true', () => {

@@ -1,5 +1,12 @@
+// The options of `new SessionInvariantInstrumentation(config)`: their names,
+// types and defaults, each with the environment variable it falls back to.
+// The README's options table and docs/register.md list the same, in the same
+// order. Content capture keeps contrib's name, `captureMessageContent`
+// (content-capture-option.ts holds its deprecated alias).
+
 import type { InstrumentationConfig } from '@opentelemetry/instrumentation';
 import type { Mode } from '../invariant/mode';
+import type { ContentCaptureOption } from '../reaction/content-capture-option';
 import type { ImplicitLogOptions, RedisCallClient, RedisSendCommand, RedisStoreClient } from '../request-path/host';
 
 export type { ImplicitLogOptions, RedisCallClient, RedisSendCommand, RedisStoreClient };
@@ -10,11 +17,9 @@ export type { ImplicitLogOptions, RedisCallClient, RedisSendCommand, RedisStoreC
  * middleware's) wins, then the session bound with `withSession`, then this
  * config, then the environment.
  */
-export interface SessionInvariantInstrumentationConfig extends InstrumentationConfig {
+export interface SessionInvariantInstrumentationConfig extends InstrumentationConfig, ContentCaptureOption {
   /** `off`, `warn` or `strict`; defaults to NOUS_SESSION_INVARIANT, else `warn`. */
   mode?: Mode;
-  /** Message previews on violation events; defaults to OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true. */
-  captureContent?: boolean;
   /**
    * With content capture on, rewrites each preview before it is recorded
    * (span event, warning line, strict mode's error). A throw drops that

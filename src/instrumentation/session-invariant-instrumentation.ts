@@ -6,6 +6,7 @@ import { InstrumentationBase, isWrapped, type InstrumentationNodeModuleDefinitio
 import { INTEGRATIONS } from '../integrations/index';
 import { readEnvFlag, resolveMode } from '../invariant/mode';
 import { captureContentFromEnv } from '../reaction/act-on-check';
+import { contentCaptureOption } from '../reaction/content-capture-option';
 import { TRUST_INPUT_FILTERS_ENV_VAR } from '../integrations/openai-agents/model-call';
 import { IMPLICIT_ENV_VAR } from '../request-path/implicit/registry';
 import { clearHost, setHost, type HostSettings, type RequestCheckHost } from '../request-path/host';
@@ -34,7 +35,7 @@ export class SessionInvariantInstrumentation extends InstrumentationBase<Session
   declare private _settings: HostSettings | undefined;
 
   /**
-   * `config`: `mode`, `captureContent`, `agentName`, `implicit`, `trustInputFilters` and the
+   * `config`: `mode`, `captureMessageContent`, `agentName`, `implicit`, `trustInputFilters` and the
    * standard `enabled`. Each setting is the fallback for requests that name
    * none (a call option, then the bound session, win; docs/behaviour.md §5.5,
    * §8.7). Like any `InstrumentationBase`, it enables itself unless `enabled`
@@ -139,7 +140,7 @@ export class SessionInvariantInstrumentation extends InstrumentationBase<Session
     return {
       mode: resolveMode(config.mode),
       agentName: config.agentName,
-      captureContent: config.captureContent ?? captureContentFromEnv(),
+      captureContent: contentCaptureOption(config) ?? captureContentFromEnv(),
       previews: { redact: config.redact, previewLength: config.previewLength, redactSecrets: readEnvFlag(REDACT_SECRETS_ENV_VAR) ?? true },
       implicit: { ...implicit, enabled: implicit?.enabled ?? readEnvFlag(IMPLICIT_ENV_VAR) ?? true },
       trustInputFilters: config.trustInputFilters ?? readEnvFlag(TRUST_INPUT_FILTERS_ENV_VAR) ?? false,

@@ -13,6 +13,7 @@ import { reportInternalError } from '../telemetry/internal-error';
 import { applyPreviewPolicy, type PreviewPolicy } from '../telemetry/previews';
 import { REDACT_SECRETS_ENV_VAR } from '../telemetry/secret-shapes';
 import { CAPTURE_CONTENT_ENV_VAR } from '../telemetry/semconv';
+import { tracingSuppressed } from '../telemetry/suppressed';
 import { recordCheck, recordViolation, type LogKind } from '../telemetry/violation-event';
 import { violationLine } from '../telemetry/violation-line';
 import { MAX_WRITTEN_LENGTH, writtenText } from '../telemetry/written-value';
@@ -39,14 +40,20 @@ export interface CheckReaction {
   eventLogger?: EventLogger | undefined;
   /** False where a throw cannot reach the caller (a diagnostics-channel subscriber): strict is recorded as warn. */
   mayThrow: boolean;
+  /** The implicit log's surplus is assistant replies this process never saw a model send (its store is in memory). */
+  unobservedReplies?: boolean | undefined;
 }
 
 /**
  * Records a check and, for a violation, the span event, the counter and one
  * warning; throws `SessionInvariantViolation` in strict mode in a test
  * environment. Its own failures are reported as internal errors, never thrown.
+ * Inside `suppressTracing` it records, warns and throws nothing, on every
+ * channel alike, as contrib's instrumentations do (docs/behaviour.md §6.7);
+ * the caller has already let the implicit log follow the request.
  */
 export function actOnCheck(result: CheckResult, reaction: CheckReaction): ViolationDetails | undefined {
+  if (tracingSuppressed()) return undefined;
   const throws = reaction.mode === 'strict' && reaction.mayThrow && strictAllowedHere();
   const recordedMode: Mode = reaction.mode === 'strict' && !throws ? 'warn' : reaction.mode;
   const violation = result.ok ? undefined : result.violation;

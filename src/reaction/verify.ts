@@ -10,21 +10,20 @@ import type { SessionLog } from '../log/session-log';
 import type { Message } from '../model/messages';
 import { reportInternalError } from '../telemetry/internal-error';
 import { actOnCheck, captureContentFromEnv } from './act-on-check';
+import { contentCaptureOption, type ContentCaptureOption } from './content-capture-option';
 
 /**
  * Options of `verify`. Unlike the request path, `verify` consults neither a
  * bound session nor an instrumentation config: its settings are these, then the
  * environment (docs/behaviour.md §5.4).
  */
-export interface VerifyOptions {
+export interface VerifyOptions extends ContentCaptureOption {
   /** Overrides NOUS_SESSION_INVARIANT; a value that is not a mode falls back to `warn`. */
   mode?: Mode;
   /** Recorded as `gen_ai.agent.name`. */
   agentName?: string;
   /** Recorded as `gen_ai.provider.name` (`openai`, `anthropic`, ...). */
   provider?: string;
-  /** Message previews on the span event (default: OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true). */
-  captureContent?: boolean;
   /** The span of the model request (default: the active span). */
   span?: Span;
   /** Recorded as `gen_ai.conversation.id` on the span event and the log event (never on the counters); default: the log's own random id. */
@@ -55,7 +54,7 @@ export function verify(log: SessionLog | undefined, request: readonly Message[],
     agentName: options.agentName,
     provider: options.provider,
     conversationId: options.conversationId ?? conversationIdOf(log),
-    captureContent: options.captureContent ?? captureContentFromEnv(),
+    captureContent: contentCaptureOption(options) ?? captureContentFromEnv(),
     span: options.span,
     mayThrow: true,
   });

@@ -13,6 +13,7 @@ import { check } from '../invariant/check';
 import { resolveMode, type Mode } from '../invariant/mode';
 import { getActiveSession, type SessionBinding } from '../invariant/session-binding';
 import { actOnCheck, captureContentFromEnv, type CheckReaction } from '../reaction/act-on-check';
+import { contentCaptureOption } from '../reaction/content-capture-option';
 import { SessionInvariantViolation } from '../invariant/violation';
 import type { Message } from '../model/messages';
 import { contained } from '../telemetry/internal-error';
@@ -43,6 +44,20 @@ export function checksRequests(): boolean {
     return session?.log !== undefined || implicitLogEnabled(settings.implicit);
   } catch {
     return true;
+  }
+}
+
+/**
+ * Whether a log is bound where the caller runs now (`withSession`): then a
+ * request is checked against it, else against the implicit log. The SDK
+ * client hook asks, to check a bound request where it is read and leave
+ * the rest for the seam that has the serialised body. Never throws.
+ */
+export function boundLogInForce(): boolean {
+  try {
+    return getActiveSession()?.log !== undefined;
+  } catch {
+    return false;
   }
 }
 
@@ -111,7 +126,7 @@ function checkWith(host: RequestCheckHost, request: ModelRequest, call: CallOpti
     // The bound session's id; the implicit log sets its conversation's own.
     conversationId:
       log === undefined ? undefined : call.log === undefined ? (session?.conversationId ?? conversationIdOf(log)) : conversationIdOf(log),
-    captureContent: call.captureContent ?? settings.captureContent ?? captureContentFromEnv(),
+    captureContent: contentCaptureOption(call) ?? settings.captureContent ?? captureContentFromEnv(),
     previews: settings.previews,
     span: request.span,
     spanForViolation: (r) =>

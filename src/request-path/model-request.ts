@@ -4,6 +4,7 @@ import type { Span } from '@opentelemetry/api';
 import type { Message } from '../model/messages';
 import type { Mode } from '../invariant/mode';
 import type { SessionLog } from '../log/session-log';
+import type { ContentCaptureOption } from '../reaction/content-capture-option';
 
 /**
  * One model request as a seam hands it to the request path: its provider, model
@@ -41,6 +42,18 @@ export interface ModelRequest {
   span?: Span | undefined;
   /** The wire format of the HTTP response, when the seam can read the model's reply from it. */
   replyFormat?: ReplyFormat | undefined;
+  /**
+   * The body as it is sent, when the seam has it serialised: the SDK client
+   * hook at its byte seams, the fetch seam. The implicit log reads a
+   * conversation's bytes from it; `messages` stay what the rules read.
+   */
+  body?: SerialisedBody | undefined;
+}
+
+/** A request body as the string that goes over the wire, and its wire format. */
+export interface SerialisedBody {
+  readonly text: string;
+  readonly format: ReplyFormat;
 }
 
 /**
@@ -52,11 +65,10 @@ export interface ModelRequest {
 export type ReplyFormat = 'openai.chat' | 'openai.responses' | 'anthropic.messages' | `${string}.${string}`;
 
 /** Settings given with one call (the AI SDK middleware's options): they win over everything else. */
-export interface CallOptions {
+export interface CallOptions extends ContentCaptureOption {
   log?: SessionLog | undefined;
   mode?: Mode | undefined;
   agentName?: string | undefined;
-  captureContent?: boolean | undefined;
   /**
    * What `log` stands for in the report (`nous.session.invariant.log`), when
    * it is not a bound log: a seam that checks a request against the implicit

@@ -54,7 +54,7 @@ export function emitEvaluationEvent(
   const attributes: Attributes = {
     [ATTR_GEN_AI_EVALUATION_NAME]: EVALUATION_NAME,
     [ATTR_GEN_AI_EVALUATION_SCORE_LABEL]: violation.kind,
-    [ATTR_GEN_AI_EVALUATION_EXPLANATION]: explainViolation(violation, record.log),
+    [ATTR_GEN_AI_EVALUATION_EXPLANATION]: explainViolation(violation, record.log, record.unobservedReplies),
     ...violationAttributes(violation, record),
   };
   if (record.provider) attributes[ATTR_GEN_AI_PROVIDER_NAME] = record.provider;

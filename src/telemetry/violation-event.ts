@@ -46,6 +46,8 @@ export interface RecordContext {
   /** The request's span; defaults to the active span. */
   span?: Span | undefined;
   instruments?: InvariantInstruments | undefined;
+  /** The implicit log's surplus is assistant replies this process never saw a model send (the explanation says so). */
+  unobservedReplies?: boolean | undefined;
 }
 
 /**

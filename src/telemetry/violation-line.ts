@@ -19,6 +19,8 @@ export interface LineContext {
   spanContext?: SpanContext | undefined;
   /** Previews are written only with this on (and only those the preview policy let through). */
   captureContent: boolean;
+  /** The implicit log's surplus is assistant replies this process never saw a model send. */
+  unobservedReplies?: boolean | undefined;
 }
 
 const AGAINST: Record<LogKind, string> = { bound: 'the session log', implicit: 'the conversation so far' };
@@ -27,7 +29,7 @@ const AGAINST: Record<LogKind, string> = { bound: 'the session log', implicit: '
  * What happened, where and against what, in plain words, with no prompt text:
  * `gen_ai.evaluation.explanation` of the log event and the head of the line.
  */
-export function explainViolation(violation: ViolationDetails, log: LogKind): string {
+export function explainViolation(violation: ViolationDetails, log: LogKind, unobservedReplies = false): string {
   const against = AGAINST[log];
   switch (violation.kind) {
     case 'orphaned_tool_result':
@@ -44,13 +46,25 @@ export function explainViolation(violation: ViolationDetails, log: LogKind): str
         return `missing_message: the request left out ${what(violation.missing, violation.missingCount)} ${seen}, ${position}${differs}`;
       }
       if (violation.kind === 'extra_message') {
-        const unseen = log === 'implicit' ? 'the model was never sent and never said' : 'the session log does not hold';
+        const unseen =
+          log === 'bound'
+            ? 'the session log does not hold'
+            : unobservedReplies
+              ? 'that this process never saw a model send'
+              : 'the model was never sent and never said';
         return `extra_message: the request carries ${what(violation.extra, violation.extraCount)} ${unseen}, ${position}${differs}`;
       }
       return `order: the request has the messages of ${against} in another order, first ${position}${differs}`;
     }
   }
 }
+
+/**
+ * For replies this process never saw: with the implicit log in memory, each
+ * process knows only the turns it served, so a replica's replies look made up.
+ */
+const UNOBSERVED_REPLIES_FIX =
+  'if other processes (replicas, workers) serve this conversation, another process may have served these replies: share the implicit log with NOUS_SESSION_INVARIANT_STORE=redis://host:6379 (docs/shared-store.md); otherwise a message was made up or copied into the history, so send what the model was sent and said';
 
 /** The usual causes and fixes, one short clause per kind. */
 const USUAL_FIX: Record<ViolationDetails['kind'], Record<LogKind, string>> = {
@@ -89,9 +103,11 @@ export function violationLine(violation: ViolationDetails, context: LineContext)
   );
   const span = context.spanContext;
   const where = span && isSpanContextValid(span) ? `; trace ${span.traceId} span ${span.spanId}` : '';
-  let line = `session invariant violation: ${explainViolation(violation, context.log)}`;
+  let line = `session invariant violation: ${explainViolation(violation, context.log, context.unobservedReplies)}`;
   if (who.length > 0) line += `; ${who.join(', ')}`;
-  line += `${where}. Fix: ${USUAL_FIX[violation.kind][context.log]}. See ${docsLinkFor(violation.kind)}`;
+  const fix =
+    context.unobservedReplies && violation.kind === 'extra_message' ? UNOBSERVED_REPLIES_FIX : USUAL_FIX[violation.kind][context.log];
+  line += `${where}. Fix: ${fix}. See ${docsLinkFor(violation.kind)}`;
   if (context.captureContent && 'extra' in violation) {
     line += ` (previews: extra ${JSON.stringify(violation.extra.map(previewOf))}, missing ${JSON.stringify(violation.missing.map(previewOf))})`;
   }

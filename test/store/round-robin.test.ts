@@ -42,6 +42,14 @@ describe.skipIf(!installed)('two processes serving one conversation in turn', ()
         ['extra_message'],
         ['extra_message'],
       ]);
+      // Each says what is true: replies this process never saw a model send, which another process may have served.
+      for (const line of results.get('correct')!.flatMap((t) => t.lines)) {
+        expect(line).toMatch(/^session invariant violation: extra_message: the request carries \d+ messages, the first assistant/);
+        expect(line).toContain('that this process never saw a model send');
+        expect(line).not.toContain('never sent and never said');
+        expect(line).toContain('another process may have served these replies');
+        expect(line).toContain('NOUS_SESSION_INVARIANT_STORE');
+      }
       // So no fault is reported as it is (its kind on its turn, and nothing elsewhere).
       for (const [name, kind] of FAULTS) {
         const turns = results.get(name)!;

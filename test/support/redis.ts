@@ -212,6 +212,8 @@ export interface TurnResult {
   violations: string[];
   /** The `gen_ai.conversation.id` of each violation. */
   conversations: string[];
+  /** The violation warning lines themselves. */
+  lines: string[];
   error?: string;
 }
 

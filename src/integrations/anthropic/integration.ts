@@ -29,6 +29,7 @@ export const anthropicIntegration: Integration = {
       {
         module: ANTHROPIC_MODULE,
         range: ANTHROPIC_SUPPORTED,
+        byteSeam: 'backendMiddleware',
         clientOf: (exports) => exports.Anthropic ?? exports.default,
         modelRequest: anthropicModelRequest,
       },

@@ -23,6 +23,7 @@ export const openaiIntegration: Integration = {
       {
         module: OPENAI_MODULE,
         range: OPENAI_SUPPORTED,
+        byteSeam: 'prepareRequest',
         clientOf: (exports) => exports.OpenAI ?? exports.default,
         modelRequest: openAIModelRequest,
       },

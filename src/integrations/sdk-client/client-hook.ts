@@ -5,16 +5,22 @@
 // SDKs' APIPromise. The seam runs once per attempt inside the call's context
 // (the caller's span is active) with the final options. A throw from
 // `prepareOptions` rejects the call as it is, one attempt, before any HTTP
-// request. Its sibling `prepareRequest` runs later, with the body already a
-// string: `openai` 6 and 7 hand a throw from there to the caller as it is,
-// not retried, but `@anthropic-ai/sdk` wraps it as a connection error and
-// retries it (as it does a throw from `fetch`); a throw from one of its
-// client middlewares reaches the caller as it is.
+// request.
+//
+// A request checked against a bound log is checked there. One with no log
+// bound (the implicit log) is read there and checked at the client's byte
+// seam, where the body is the string about to be sent: `openai`'s
+// `prepareRequest` (6 and 7 hand a throw from there to the caller as it is,
+// not retried) and an `@anthropic-ai/sdk` client middleware (its
+// `backendMiddleware`, 1.x: a throw from a middleware reaches the caller as
+// it is, where one from `prepareRequest` or `fetch` is wrapped as a
+// connection error and retried). A client without that seam (Anthropic
+// 0.x) is checked in `prepareOptions`, without the body.
 
 import { InstrumentationNodeModuleDefinition } from '@opentelemetry/instrumentation';
 import { isSupportedVersion } from '../supported-version';
 import { rewrap, unwrapIfWrapped, type Patcher } from '../integration';
-import { checkModelRequest, checksRequests } from '../../request-path/check-request';
+import { boundLogInForce, checkModelRequest, checksRequests } from '../../request-path/check-request';
 import type { PendingReply } from '../../request-path/reply';
 import type { ModelRequest, ReplyFormat } from '../../request-path/model-request';
 import { observeReplyFor } from '../http/reply-reader';
@@ -37,11 +43,15 @@ export interface ClientSeam {
   clientOf(exports: Record<string, unknown>): unknown;
   /** The model request these options are, if they are one. */
   modelRequest(options: RequestOptions | undefined): ModelRequest | undefined;
+  /** Where the client hands over the serialised body with a throw reaching the caller as it is (see the header). */
+  byteSeam: 'prepareRequest' | 'backendMiddleware';
 }
 
 type PrepareOptions = (this: unknown, options: RequestOptions) => unknown;
 type RetryRequest = (this: unknown, options: RequestOptions, ...rest: unknown[]) => unknown;
 type PrepareRequest = (this: unknown, request: unknown, context: { options?: unknown }) => unknown;
+type BackendMiddleware = (this: unknown) => readonly unknown[];
+type Next = (request: unknown) => Promise<unknown>;
 type FetchWithTimeout = (this: unknown, url: unknown, init: unknown, ...rest: unknown[]) => Promise<unknown>;
 
 /** Where an attempt's reply goes, and how to read it from the response. */
@@ -60,6 +70,12 @@ const retrying = new WeakSet<object>();
 /** By options object (checked in `prepareOptions`) and by the request init built from it (`prepareRequest`). */
 const awaitingByOptions = new WeakMap<object, AwaitingReply>();
 const awaitingByInit = new WeakMap<object, AwaitingReply>();
+/**
+ * Requests with no log bound, read in `prepareOptions` and waiting, by
+ * options object, for the byte seam to check them with their body. Taken
+ * by the first attempt's byte seam: a retry is not checked again.
+ */
+const awaitingBytes = new WeakMap<object, ModelRequest>();
 
 /**
  * The versions of every client copy hooked here, by module. Their requests
@@ -87,11 +103,14 @@ export function clientDefinition(seam: ClientSeam, patcher: Patcher): Instrument
         warnOnce(`no-seam:${seam.module}@${version}`, `${seam.module} ${version} has no prepareOptions hook; its requests are not checked`);
         return exports;
       }
-      rewrap(patcher, owner, 'prepareOptions', (original: PrepareOptions) => hookPrepareOptions(original, seam));
+      const byteSeamOwner = prototypeDefining(client, seam.byteSeam);
+      const bytesLater = byteSeamOwner !== undefined;
+      rewrap(patcher, owner, 'prepareOptions', (original: PrepareOptions) => hookPrepareOptions(original, seam, bytesLater));
+      if (byteSeamOwner && seam.byteSeam === 'backendMiddleware') rewrap(patcher, byteSeamOwner, 'backendMiddleware', addByteCheck);
       // Optional seams: without them retries are still told apart by the SDK's own retry path, and replies come from the next request.
       const optional: Array<[string, (original: never) => unknown]> = [
         ['retryRequest', markRetry],
-        ['prepareRequest', linkRequestInit],
+        ['prepareRequest', seam.byteSeam === 'prepareRequest' ? checkPreparedRequest : linkRequestInit],
         ['fetchWithTimeout', readReplies],
       ];
       for (const [method, wrapper] of optional) {
@@ -107,7 +126,7 @@ export function clientDefinition(seam: ClientSeam, patcher: Patcher): Instrument
     (exports?: Record<string, unknown>, version?: string) => {
       if (!exports) return;
       const client = seam.clientOf(exports);
-      for (const method of ['prepareOptions', 'retryRequest', 'prepareRequest', 'fetchWithTimeout']) {
+      for (const method of ['prepareOptions', 'retryRequest', 'prepareRequest', 'fetchWithTimeout', 'backendMiddleware']) {
         unwrapIfWrapped(patcher, prototypeDefining(client, method), method);
       }
       if (version !== undefined) hookedClients.get(seam.module)?.delete(version);
@@ -125,9 +144,50 @@ function markRetry(original: RetryRequest): RetryRequest {
 /** `prepareRequest(init, { options })`: the init the reply will answer belongs to these options. */
 function linkRequestInit(original: PrepareRequest): PrepareRequest {
   return function prepareRequest(this: unknown, request, context) {
-    const awaiting = typeof context?.options === 'object' && context.options !== null ? awaitingByOptions.get(context.options) : undefined;
-    if (awaiting && typeof request === 'object' && request !== null) awaitingByInit.set(request, awaiting);
+    linkInit(request, context?.options);
     return original.call(this, request, context);
+  };
+}
+
+function linkInit(init: unknown, options: unknown): void {
+  const awaiting = typeof options === 'object' && options !== null ? awaitingByOptions.get(options) : undefined;
+  if (awaiting && typeof init === 'object' && init !== null) awaitingByInit.set(init, awaiting);
+}
+
+/**
+ * `openai`'s `prepareRequest(init, { options })`, the byte seam: after the
+ * original (a subclass may still adjust the request), the request waiting
+ * for these options is checked with `init.body`, the string to be sent.
+ */
+function checkPreparedRequest(original: PrepareRequest): PrepareRequest {
+  return function prepareRequest(this: unknown, request, context) {
+    const result = original.call(this, request, context);
+    const check = (): void => {
+      checkWithBody(context?.options, (request as { body?: unknown } | null)?.body);
+      linkInit(request, context?.options);
+    };
+    if (result instanceof Promise) return result.then(check);
+    check();
+    return result;
+  };
+}
+
+/** The middleware `addByteCheck` adds: checks the request waiting for this call's options with the body the chain carries. */
+function byteCheckMiddleware(request: unknown, next: Next, context: { options?: unknown } | undefined): Promise<unknown> {
+  checkWithBody(context?.options, (request as { body?: unknown } | null)?.body);
+  return next(request);
+}
+
+/**
+ * `@anthropic-ai/sdk`'s `backendMiddleware()`, the byte seam: the client's
+ * own list, then the check, innermost but for the SDK's own `prepareRequest`.
+ * A subclass that overrides it without calling it leaves the check to
+ * `fetchWithTimeout` (see `readReplies`).
+ */
+function addByteCheck(original: BackendMiddleware): BackendMiddleware {
+  return function backendMiddleware(this: unknown) {
+    const list = original.call(this);
+    return Array.isArray(list) ? [...(list as unknown[]), byteCheckMiddleware] : list;
   };
 }
 
@@ -141,16 +201,20 @@ function linkRequestInit(original: PrepareRequest): PrepareRequest {
  */
 function readReplies(original: FetchWithTimeout): FetchWithTimeout {
   return function fetchWithTimeout(this: unknown, url, init, ...rest) {
-    const options = rest[2];
-    const awaiting =
+    const options = typeof rest[2] === 'object' && rest[2] !== null ? rest[2] : undefined;
+    const waiting = options !== undefined && awaitingBytes.has(options);
+    if (waiting && !middlewareRuns(this)) checkWithBody(options, (init as { body?: unknown } | null)?.body);
+    // A request checked at the middleware is checked inside the call below, so its reply is looked up when the response comes.
+    const awaitingNow = (): AwaitingReply | undefined =>
       (typeof init === 'object' && init !== null ? awaitingByInit.get(init) : undefined) ??
-      (typeof options === 'object' && options !== null ? awaitingByOptions.get(options) : undefined);
+      (options !== undefined ? awaitingByOptions.get(options) : undefined);
     const response = original.call(this, url, init, ...rest);
-    if (!awaiting) return response;
+    if (!waiting && awaitingNow() === undefined) return response;
     // The caller's own promise, returned as it is (no extra hop): this reaction
     // is registered first, so it runs before the caller's continuation reads the body.
     const observe = (value: unknown): void => {
-      observeReplyFor(value, awaiting.format, awaiting.pending, readableByReplyReader);
+      const awaiting = awaitingNow();
+      if (awaiting) observeReplyFor(value, awaiting.format, awaiting.pending, readableByReplyReader);
     };
     if (response instanceof Promise) response.then(observe, () => {});
     else observe(response);
@@ -158,20 +222,30 @@ function readReplies(original: FetchWithTimeout): FetchWithTimeout {
   };
 }
 
-/** Runs the original first (a subclass may still adjust the options), then checks. */
-function hookPrepareOptions(original: PrepareOptions, seam: ClientSeam): PrepareOptions {
+/** Whether the client's `backendMiddleware()` list carries the byte check (an overriding subclass may drop it). */
+function middlewareRuns(client: unknown): boolean {
+  const list = (client as { backendMiddleware?: () => unknown } | null)?.backendMiddleware?.();
+  return Array.isArray(list) && list.includes(byteCheckMiddleware);
+}
+
+/** Runs the original first (a subclass may still adjust the options), then reads (and, unless `bytesLater`, checks). */
+function hookPrepareOptions(original: PrepareOptions, seam: ClientSeam, bytesLater: boolean): PrepareOptions {
   return function prepareOptions(this: unknown, options) {
     const result = original.call(this, options);
-    if (result instanceof Promise) return result.then(() => inspect(options, seam));
-    inspect(options, seam);
+    if (result instanceof Promise) return result.then(() => inspect(options, seam, bytesLater));
+    inspect(options, seam, bytesLater);
     return result;
   };
 }
 
 const SEAM = { name: 'SDK client hook', mayThrow: true };
 
-/** Checks one attempt's request, unless it retries an attempt already checked. */
-function inspect(options: RequestOptions | undefined, seam: ClientSeam): void {
+/**
+ * Reads one attempt's request, unless it retries an attempt already
+ * checked, and checks it: now when a log is bound (or the client has no
+ * byte seam), else at the byte seam with its body (`checkWithBody`).
+ */
+function inspect(options: RequestOptions | undefined, seam: ClientSeam, bytesLater: boolean): void {
   if (typeof options !== 'object' || options === null) return;
   if (retrying.has(options)) {
     retrying.delete(options);
@@ -187,6 +261,24 @@ function inspect(options: RequestOptions | undefined, seam: ClientSeam): void {
     return;
   }
   if (request === undefined) return;
+  if (bytesLater && !boundLogInForce()) {
+    awaitingBytes.set(options, request);
+    return;
+  }
+  checkRead(options, request);
+}
+
+/** The byte seam: checks the request waiting for `options`, if any, with `body` when it is the serialised string. */
+function checkWithBody(options: unknown, body: unknown): void {
+  if (typeof options !== 'object' || options === null) return;
+  const request = awaitingBytes.get(options);
+  if (request === undefined) return;
+  awaitingBytes.delete(options);
+  if (typeof body === 'string' && request.replyFormat !== undefined) request.body = { text: body, format: request.replyFormat };
+  checkRead(options, request);
+}
+
+function checkRead(options: object, request: ModelRequest): void {
   const pending = checkModelRequest(request, {}, SEAM);
   if (pending && request.replyFormat) awaitingByOptions.set(options, { pending, format: request.replyFormat });
 }

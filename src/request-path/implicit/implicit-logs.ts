@@ -42,6 +42,8 @@ const FINGERPRINT_OPTIONS = { ignoreToolResultName: true } as const;
 export interface Decision {
   violation: ViolationDetails | undefined;
   number: number;
+  /** The surplus is assistant replies this process never saw a model send (set only with the store in memory). */
+  unobservedReplies?: boolean | undefined;
   /**
    * Records the request in the store (extending or branching a conversation)
    * and gives where its reply goes. Called after the decision is reported,
@@ -163,6 +165,7 @@ export class ImplicitLogs {
     return {
       violation: ruling.violation,
       number: ruling.number,
+      unobservedReplies: ruling.unobservedReplies,
       commit:
         continued === undefined
           ? () => this.#branch(store, seen, first, run, now, captureContent, ruling.number)
@@ -333,7 +336,7 @@ export class ImplicitLogs {
 
 /** Acts on a decision as `verify` acts on a check (a violation carries its conversation's id). */
 export function reportDecision(decision: Decision, reaction: CheckReaction): ViolationDetails | undefined {
-  return report(decision.violation, reaction, decision.number);
+  return report(decision.violation, decision.unobservedReplies ? { ...reaction, unobservedReplies: true } : reaction, decision.number);
 }
 
 /** Acts on the check; `conversation` (a number) names the conversation's id, spelt only for a violation to carry it. */

@@ -48,6 +48,8 @@ export interface KnownReplies {
 export interface Ruling {
   violation: ViolationDetails | undefined;
   number: number;
+  /** The violation's surplus is assistant replies no model was seen sending here (another process may have). */
+  unobservedReplies?: boolean;
   extends?: { conversation: Conversation; offset: number } | undefined;
 }
 
@@ -77,7 +79,8 @@ export function decide(
     const keep = new Set(made);
     const implied = concat(conversation, seen, offset + conversation.length, (i) => !keep.has(i), captureContent);
     // The branch is still this conversation as the app sees it: it keeps the id.
-    return { violation: reconstructionFailure(implied, seen, captureContent), number: conversation.number };
+    const unobservedReplies = made.every((i) => !replies.has(seen.fingerprints[i]!));
+    return { violation: reconstructionFailure(implied, seen, captureContent), number: conversation.number, unobservedReplies };
   }
   const candidates = related(store, seen, first, key, chains, recent, run);
   const prefixes = new SharedPrefixes(candidates, seen);

@@ -379,7 +379,8 @@ function mergeChanges(
 
 function report(decision: Decision, reaction: CheckReaction): void {
   try {
-    reportDecision(decision, reaction);
+    // Replies other processes observed are known here: what is left unobserved was not served by a replica.
+    reportDecision({ ...decision, unobservedReplies: false }, reaction);
   } catch (error) {
     reportInternalError('the shared store', error, STEP_SKIPPED, reaction.instruments);
   }
