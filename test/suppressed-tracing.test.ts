@@ -5,21 +5,13 @@
 
 import { context, trace } from '@opentelemetry/api';
 import { suppressTracing } from '@opentelemetry/core';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { setLogger } from '../src/index';
+import { describe, expect, it } from 'vitest';
 import { CHECKS_METRIC, VIOLATION_METRIC } from '../src/telemetry/semconv';
-import { resetWarnings } from '../src/warnings';
 import { useInstrumentedProvider } from './support/instrumented';
+import { captureWarnings } from './support/warnings';
 
 const suite = useInstrumentedProvider({ mode: 'strict' });
-const warn = vi.fn();
-
-beforeEach(() => {
-  resetWarnings();
-  warn.mockReset();
-  setLogger({ warn });
-});
-afterEach(() => setLogger(null));
+const warn = captureWarnings();
 
 type Chat = Array<{ role: 'user' | 'assistant'; content: string }>;
 
