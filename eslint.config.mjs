@@ -48,6 +48,11 @@ export default defineConfig(
     },
   },
   {
+    // The viewer page's script runs in the browser: its own project, with the DOM library.
+    files: ['src/viewer/page/browser/**'],
+    languageOptions: { parserOptions: { projectService: false, project: './tsconfig.page.json', tsconfigRootDir: import.meta.dirname } },
+  },
+  {
     // register loads the SDK packages only when it starts them, with require.
     files: ['src/register/**'],
     rules: { '@typescript-eslint/no-require-imports': 'off' },

@@ -1,21 +1,22 @@
-// Every integration the instrumentation enables: the one list to extend.
+// Every integration the instrumentation enables: the providers' SDK client
+// hooks (from the provider registry, providers.ts), then the frameworks and
+// the fetch seam. A provider is added in providers.ts; a framework here.
 
 import type { Integration } from './integration';
 import { aiSdkIntegration } from './ai-sdk/integration';
-import { anthropicIntegration } from './anthropic/integration';
 import { fetchIntegration } from './fetch/integration';
-import { openaiIntegration } from './openai/integration';
 import { openaiAgentsIntegration } from './openai-agents/integration';
+import { CLIENT_SEAMS } from './providers';
+import { clientIntegration } from './sdk-client/client-hook';
 
 /**
- * Every integration the instrumentation enables: the one list to extend when
- * adding a provider or framework. `init()` collects their module definitions,
- * `enable()` starts their process-wide seams, and the ESM loader hook is
- * limited to what they patch (`esmInclude`).
+ * Every integration the instrumentation enables: each provider's client hook,
+ * the frameworks, and the fetch seam. `init()` collects their module
+ * definitions, `enable()` starts their process-wide seams, and the ESM
+ * loader hook is limited to what they patch (`esmInclude`).
  */
 export const INTEGRATIONS: readonly Integration[] = [
-  openaiIntegration,
-  anthropicIntegration,
+  ...CLIENT_SEAMS.map(clientIntegration),
   aiSdkIntegration,
   openaiAgentsIntegration,
   fetchIntegration,

@@ -1,5 +1,5 @@
 // What a provider API gives the transport seams (the fetch seam, the reply
-// reader): one entry of the list in wire-formats.ts, defined in the
+// reader): one of its provider's wire formats (providers.ts), defined in the
 // provider's folder.
 
 import type { ModelRequest, ReplyFormat } from '../request-path/model-request';
@@ -9,12 +9,6 @@ import type { Reply, ReplyAssembler } from './http/reply-assemblers';
 export interface WireFormat {
   /** The `replyFormat` its requests carry, `{provider}.{api}`; unique in the list. */
   readonly name: ReplyFormat;
-  /**
-   * The SDK whose client hook checks this format's requests when they carry
-   * its version (`x-stainless-package-version`): the fetch seam leaves those
-   * to the hook. None for a provider checked at the fetch seam only.
-   */
-  readonly clientModule?: string;
   /** A cheap test on a URL string: false when it cannot name one of its paths, so most fetches skip parsing the URL. */
   mayBeModelURL(url: string): boolean;
   /** Whether a URL path (`URL.pathname`) is one of its model requests. */

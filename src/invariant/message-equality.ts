@@ -215,7 +215,7 @@ export function nullish(value: unknown): unknown {
   return value === undefined ? null : value;
 }
 
-/** Whether `list` begins with every message of `prefix`, in order, matched as the check matches them. */
+/** Whether `list` begins with every message of `prefix`, in order, matched as the check matches them: the one prefix test (the AI SDK and Agents recorders and the Agents model call use it). */
 export function startsWithMessages(list: readonly unknown[], prefix: readonly Message[]): boolean {
   if (prefix.length > list.length) return false;
   for (let i = 0; i < prefix.length; i++) if (!messagesMatch(list[i], prefix[i]!)) return false;

@@ -59,7 +59,7 @@ export interface SerialisedBody {
 /**
  * The model APIs whose responses (JSON or server-sent events) the package
  * reads replies from: the three the SDK client hook shares, or the `name` of
- * a wire format in the provider list (`src/integrations/wire-formats.ts`),
+ * a wire format in the provider registry (`src/integrations/providers.ts`),
  * `{provider}.{api}` such as `gemini.generateContent`.
  */
 export type ReplyFormat = 'openai.chat' | 'openai.responses' | 'anthropic.messages' | `${string}.${string}`;

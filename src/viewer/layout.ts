@@ -10,6 +10,7 @@
 // surplus message stood inside the window is not exported, so they are drawn
 // from `index` on, which is exact for a single drop, insert or rewrite.
 
+import { isReconstructionKind } from './kinds';
 import type { OtlpAttributes, OtlpValue } from './otlp-model';
 
 export type Mark = 'same' | 'extra' | 'missing' | 'moved' | 'rest';
@@ -47,7 +48,7 @@ const SKETCHES = 5;
 
 /** The two columns for a reconstruction violation (`extra_message`, `missing_message`, `order`); null for other kinds. */
 export function layoutOf(kind: string, log: string | undefined, a: OtlpAttributes): Layout | null {
-  if (kind !== 'extra_message' && kind !== 'missing_message' && kind !== 'order') return null;
+  if (!isReconstructionKind(kind)) return null;
   const requestLength = count(a[`${P}request_length`]);
   const logLength = count(a[`${P}log_length`]);
   const rawIndex = count(a[`${P}index`]);

@@ -7,9 +7,11 @@ import { describe, expect, it } from 'vitest';
 import { SessionLog, check, messagesMatch, type Message } from '../../src/index';
 import { fromGemini, toGemini } from '../../src/adapters';
 import { geminiBodyRequest, geminiWireFormat } from '../../src/integrations/gemini/wire-format';
-import { WIRE_FORMATS, wireFormatOfPath } from '../../src/integrations/wire-formats';
-import { ANTHROPIC_MODULE } from '../../src/integrations/anthropic/integration';
-import { OPENAI_MODULE } from '../../src/integrations/openai/integration';
+import { PROVIDERS, formatOfPath } from '../../src/integrations/providers';
+import { ANTHROPIC_MODULE } from '../../src/integrations/anthropic/provider';
+import { OPENAI_MODULE } from '../../src/integrations/openai/provider';
+
+const wireFormatOfPath = (path: string) => formatOfPath(path)?.format;
 import { providerTranscriptArb, withoutUserNames } from '../support/arbitraries';
 
 const RUNS = { numRuns: 1000 };
@@ -285,8 +287,8 @@ describe('gemini wire format', () => {
     expect(wireFormatOfPath(path)).toBeUndefined();
   });
 
-  it('is one entry of the provider list, beside the formats the client hook shares', () => {
-    expect(WIRE_FORMATS.map((format) => [format.name, format.clientModule])).toEqual([
+  it('is one entry of the provider registry, beside the providers the client hook checks', () => {
+    expect(PROVIDERS.flatMap((provider) => provider.wireFormats.map((format) => [format.name, provider.client?.module]))).toEqual([
       ['openai.chat', OPENAI_MODULE],
       ['openai.responses', OPENAI_MODULE],
       ['anthropic.messages', ANTHROPIC_MODULE],

@@ -16,7 +16,7 @@ import { SessionInvariantViolation, SessionLog, VIOLATION_METRIC, appendMessage,
 import { SessionInvariantInstrumentation } from '../../src/instrumentation';
 import { toAnthropic } from '../../src/adapters';
 import { fromAnthropicReply } from '../../src/integrations/anthropic/adapter';
-import { ANTHROPIC_SUPPORTED } from '../../src/integrations/anthropic/integration';
+import { ANTHROPIC_SUPPORTED } from '../../src/integrations/anthropic/provider';
 import { MAX_REPLY_BYTES } from '../../src/integrations/http/reply-reader';
 import { CHECKS_METRIC } from '../../src/telemetry/semconv';
 import { resetWarnings } from '../../src/warnings';

@@ -7,7 +7,6 @@ import { anthropicBodyRequest, isAnthropicMessagesPath } from './model-request';
 /** `…/v1/messages` (beta included: the beta flag is a header). */
 export const anthropicWireFormat: WireFormat = {
   name: 'anthropic.messages',
-  clientModule: '@anthropic-ai/sdk', // ANTHROPIC_MODULE, written out: integration.ts loads the client hook, which reads replies through this list
   mayBeModelURL: (url) => url.includes('messages'),
   isModelPath: isAnthropicMessagesPath,
   request: anthropicBodyRequest,

@@ -1,5 +1,5 @@
 // The fetch seam: `globalThis.fetch`, observed for POSTs to the model APIs
-// of the provider list (../wire-formats.ts: Chat Completions, Responses,
+// of the provider registry (../providers.ts: Chat Completions, Responses,
 // Anthropic Messages, Gemini generateContent), which
 // is how the AI SDK's providers (every version) and any other client without
 // a hook of its own reach the model. It sees the body the provider was sent,
@@ -23,11 +23,11 @@ import { currentCallScope } from '../../request-path/call-scope';
 import type { ModelRequest, ReplyFormat } from '../../request-path/model-request';
 import { SessionInvariantViolation } from '../../invariant/violation';
 import { contained } from '../../telemetry/internal-error';
-import { ANTHROPIC_MODULE } from '../anthropic/integration';
-import { OPENAI_MODULE } from '../openai/integration';
 import { isHookedClient } from '../sdk-client/client-hook';
 import { observeReplyFor } from '../http/reply-reader';
-import { WIRE_FORMATS, wireFormatOfPath, type WireFormat } from '../wire-formats';
+import type { Provider } from '../provider';
+import type { WireFormat } from '../wire-format';
+import { CLIENT_SEAMS, formatOfPath, mayBeModelURL as mayBeProviderURL } from '../providers';
 import { registerFetchObserver } from './fetch-registry';
 import { InitReader, urlMember } from './read-once';
 
@@ -72,18 +72,19 @@ function inspect(input: unknown, init: InitReader): { pending: PendingReply; for
   if (clientHookOwns(input, init)) return undefined; // decided without parsing the URL
   const url = urlOf(input);
   if (url === undefined) return undefined;
-  const format = wireFormatOfPath(url.pathname);
-  if (format === undefined) return undefined;
+  const found = formatOfPath(url.pathname);
+  if (found === undefined) return undefined;
+  const { provider, format } = found;
   const method = init.get('method');
   if (String(method ?? 'GET').toUpperCase() !== 'POST') return undefined;
   const body = init.get('body');
   if (typeof body !== 'string') return undefined;
   const version = headerOf(init.get('headers') as RequestInit['headers'], VERSION_HEADER);
-  if (checkedByClientHook(format, version)) return undefined;
+  if (checkedByClientHook(provider, version)) return undefined;
   const scope = currentCallScope();
   if (scope?.claimed) return undefined;
   if (!checksRequests()) return undefined; // switched off: the body is not even parsed
-  const request = modelRequest(url.pathname, body, format);
+  const request = modelRequest(url.pathname, body, format.request);
   if (request === undefined) return undefined;
   if (scope) scope.seenBelow = true;
   const pending = checkModelRequest(request, {}, version === null ? SEAM : RECORDING_SEAM);
@@ -95,7 +96,7 @@ const REMOVED_BY_PARSER = /[\t\n\r]/;
 
 /** False for a string URL that cannot have a model path, so most fetches skip parsing it. */
 function mayBeModelURL(input: unknown): boolean {
-  return typeof input !== 'string' || REMOVED_BY_PARSER.test(input) || WIRE_FORMATS.some((format) => format.mayBeModelURL(input));
+  return typeof input !== 'string' || REMOVED_BY_PARSER.test(input) || mayBeProviderURL(input);
 }
 
 function urlOf(input: unknown): URL | undefined {
@@ -113,13 +114,14 @@ function urlOf(input: unknown): URL | undefined {
 const VERSION_HEADER = 'x-stainless-package-version';
 
 /**
- * Requests from the OpenAI and Anthropic SDKs carry their version (frameworks
- * built on them, the Agents SDK say, change the user agent but not that);
- * the API path's format says which SDK: a hooked copy of it checks them already.
+ * Requests from the Stainless SDKs (the registry's client providers) carry
+ * their version (frameworks built on them, the Agents SDK say, change the
+ * user agent but not that); the API path's provider says which SDK: a hooked
+ * copy of it checks them already.
  */
-function checkedByClientHook(format: WireFormat, version: string | null): boolean {
-  if (version === null || format.clientModule === undefined) return false;
-  return isHookedClient(format.clientModule, version);
+function checkedByClientHook(provider: Provider, version: string | null): boolean {
+  if (version === null || provider.client === undefined) return false;
+  return isHookedClient(provider.client.module, version);
 }
 
 /**
@@ -160,22 +162,22 @@ function trimHTTP(value: string): string {
 
 /**
  * `checkedByClientHook` for a request that carries an SDK version, told
- * without parsing its URL where that gives the same answer: when both SDKs
- * of that version are hooked (the path does not matter: a request with that
- * header comes from one of them), or when the path
+ * without parsing its URL where that gives the same answer: when every
+ * client SDK of that version is hooked (the path does not matter: a request
+ * with that header comes from one of them), when none is, or when the path
  * of a plain URL string (see `plainPath`) says which SDK. False when it
  * cannot tell: the URL is then parsed and asked again.
  */
 function clientHookOwns(input: unknown, init: InitReader): boolean {
   const version = headerOf(init.get('headers') as RequestInit['headers'], VERSION_HEADER);
   if (version === null) return false;
-  const openai = isHookedClient(OPENAI_MODULE, version);
-  const anthropic = isHookedClient(ANTHROPIC_MODULE, version);
-  if (openai === anthropic) return openai;
+  let hooked = 0;
+  for (const seam of CLIENT_SEAMS) if (isHookedClient(seam.module, version)) hooked++;
+  if (hooked === 0 || hooked === CLIENT_SEAMS.length) return hooked > 0;
   const path = input instanceof URL ? input.pathname : typeof input === 'string' ? plainPath(input) : undefined;
-  // Exactly one of the two SDKs is hooked: the path's format says whether it is the one that sent this.
-  const module = path === undefined ? undefined : wireFormatOfPath(path)?.clientModule;
-  return module !== undefined && isHookedClient(module, version);
+  // Some of the SDKs are hooked: the path's provider says whether it is one of them that sent this.
+  const provider = path === undefined ? undefined : formatOfPath(path)?.provider;
+  return provider !== undefined && checkedByClientHook(provider, version);
 }
 
 /** `scheme://authority/path`, nothing that parsing rewrites (tabs, newlines, backslashes, escapes) anywhere. */
@@ -193,8 +195,8 @@ export function plainPath(input: string): string | undefined {
   return PLAIN_URL.exec(input)?.[1];
 }
 
-/** The model request a POST of `text` to `path`, a model path of `format`, is. */
-function modelRequest(path: string, text: string, format: WireFormat): ModelRequest | undefined {
+/** The model request a POST of `text` to `path` is, read by its wire format's `read`. */
+function modelRequest(path: string, text: string, read: WireFormat['request']): ModelRequest | undefined {
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -202,5 +204,5 @@ function modelRequest(path: string, text: string, format: WireFormat): ModelRequ
     return undefined;
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
-  return format.request(path, body as Record<string, unknown>);
+  return read(path, body as Record<string, unknown>);
 }

@@ -1,7 +1,7 @@
 // The model's reply as the transport seams hand it on, whatever the API:
 // each provider's wire format (../wire-format.ts) reads it from a JSON body
 // or assembles it from a stream of events, in the provider's folder
-// (`replies.ts`); `replyFromBody` and `replyAssembler` in ../wire-formats.ts
+// (`replies.ts`); `replyFromBody` and `replyAssembler` in ../providers.ts
 // pick them by reply format.
 
 import type { Message } from '../../model/messages';

@@ -5,7 +5,7 @@
 // size, and it never throws: a body it cannot read is no reply.
 
 import type { ReplyFormat } from '../../request-path/model-request';
-import { replyAssembler, replyFromBody } from '../wire-formats';
+import { replyAssembler, replyFromBody } from '../providers';
 import type { Reply, ReplyAssembler } from './reply-assemblers';
 import { EventStreamParser } from './server-sent-events';
 

@@ -12,7 +12,7 @@ import type { ReplyFormat } from '../../request-path/model-request';
 import type { PendingReply } from '../../request-path/reply';
 import { reportInternalError } from '../../telemetry/internal-error';
 import { passThroughBody } from './pass-through-body';
-import { replyFromBody } from '../wire-formats';
+import { replyFromBody } from '../providers';
 import type { Reply } from './reply-assemblers';
 import { MAX_REPLY_BYTES, ReplyCollector } from './reply-collector';
 

@@ -17,7 +17,7 @@
 // §5.5).
 
 import { context } from '@opentelemetry/api';
-import { messagesMatch } from '../../invariant/message-equality';
+import { startsWithMessages } from '../../invariant/message-equality';
 import type { Message } from '../../model/messages';
 import { readEnvFlag } from '../../invariant/mode';
 import { getActiveSession, withSession } from '../../invariant/session-binding';
@@ -149,12 +149,6 @@ function systemMessages(instructions: unknown): Message[] {
   return typeof instructions === 'string' && instructions !== '' ? [{ role: 'system', content: instructions }] : [];
 }
 
-function startsWith(messages: readonly Message[], prefix: readonly Message[]): boolean {
-  if (prefix.length > messages.length) return false;
-  for (let i = 0; i < prefix.length; i++) if (!messagesMatch(messages[i]!, prefix[i]!)) return false;
-  return true;
-}
-
 /**
  * With no bound log, the history a handoff input filter left a run, and the
  * history the run had before the filter, by run (the Agents SDK's current
@@ -171,7 +165,7 @@ function runKey(): object | undefined {
 function runHistory(messages: Message[]): { messages: Message[]; restored: boolean } {
   const key = runKey();
   const handoff = key ? runHistories.get(key) : undefined;
-  if (!handoff || !startsWith(messages, handoff.filtered)) return { messages, restored: false };
+  if (!handoff || !startsWithMessages(messages, handoff.filtered)) return { messages, restored: false };
   return { messages: [...handoff.unfiltered, ...messages.slice(handoff.filtered.length)], restored: true };
 }
 
@@ -180,7 +174,7 @@ function rememberHandoff(before: Message[], after: Message[]): void {
   const key = runKey();
   if (!key) return;
   const unfiltered = runHistory(before).messages;
-  if (after.length === unfiltered.length && startsWith(after, unfiltered)) runHistories.delete(key);
+  if (after.length === unfiltered.length && startsWithMessages(after, unfiltered)) runHistories.delete(key);
   else runHistories.set(key, { filtered: after, unfiltered });
 }
 

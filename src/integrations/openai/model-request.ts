@@ -22,6 +22,16 @@ function referencedItems(input: unknown): string[] {
   return ids;
 }
 
+/** Whether `path` is Chat Completions, `…/chat/completions` (the one place that says so). */
+export function isChatCompletionsPath(path: string): boolean {
+  return path.endsWith('/chat/completions');
+}
+
+/** Whether `path` is Responses, `…/responses` (the one place that says so). */
+export function isResponsesPath(path: string): boolean {
+  return path.endsWith('/responses');
+}
+
 /**
  * Chat Completions and Responses requests (Azure's deployment paths
  * included). A Responses request with `previous_response_id` or
@@ -46,11 +56,11 @@ export function openAIBodyRequest(
   readChat: (messages: readonly unknown[]) => Message[] = fromOpenAIChat,
 ): ModelRequest | undefined {
   const model = modelOf(body);
-  if (path.endsWith('/chat/completions')) {
+  if (isChatCompletionsPath(path)) {
     const messages = Array.isArray(body.messages) ? readChat(body.messages) : body.messages;
     return { provider: OPENAI_PROVIDER, model, messages, replyFormat: 'openai.chat' };
   }
-  if (path.endsWith('/responses')) {
+  if (isResponsesPath(path)) {
     const references = referencedItems(body.input);
     if (body.conversation != null) {
       return { provider: OPENAI_PROVIDER, model, messages: [], stateful: 'conversation' };

@@ -3,14 +3,13 @@
 
 import { chatAssembler, chatReplyFromBody, responsesAssembler, responsesReplyFromBody } from './replies';
 import type { WireFormat } from '../wire-format';
-import { openAIBodyRequest } from './model-request';
+import { isChatCompletionsPath, isResponsesPath, openAIBodyRequest } from './model-request';
 
 /** `…/chat/completions`. */
 export const openaiChatWireFormat: WireFormat = {
   name: 'openai.chat',
-  clientModule: 'openai', // OPENAI_MODULE, written out: integration.ts loads the client hook, which reads replies through this list
   mayBeModelURL: (url) => url.includes('completions'),
-  isModelPath: (path) => path.endsWith('/chat/completions'),
+  isModelPath: isChatCompletionsPath,
   request: (path, body) => openAIBodyRequest(path, body),
   replyFromBody: chatReplyFromBody,
   assembler: chatAssembler,
@@ -19,9 +18,8 @@ export const openaiChatWireFormat: WireFormat = {
 /** `…/responses`. */
 export const openaiResponsesWireFormat: WireFormat = {
   name: 'openai.responses',
-  clientModule: 'openai', // OPENAI_MODULE, written out: integration.ts loads the client hook, which reads replies through this list
   mayBeModelURL: (url) => url.includes('responses'),
-  isModelPath: (path) => path.endsWith('/responses'),
+  isModelPath: isResponsesPath,
   request: (path, body) => openAIBodyRequest(path, body),
   replyFromBody: responsesReplyFromBody,
   assembler: responsesAssembler,

@@ -19,7 +19,8 @@
 
 import { InstrumentationNodeModuleDefinition } from '@opentelemetry/instrumentation';
 import { isSupportedVersion } from '../supported-version';
-import { rewrap, unwrapIfWrapped, type Patcher } from '../integration';
+import { rewrap, unwrapIfWrapped, type Integration, type Patcher } from '../integration';
+import type { ClientSeam } from '../provider';
 import { boundLogInForce, checkModelRequest, checksRequests } from '../../request-path/check-request';
 import type { PendingReply } from '../../request-path/reply';
 import type { ModelRequest, ReplyFormat } from '../../request-path/model-request';
@@ -28,24 +29,6 @@ import { reportInternalError } from '../../telemetry/internal-error';
 import { warnOnce } from '../../warnings';
 import { readableByReplyReader } from './node-fetch-response';
 import type { RequestOptions } from './request-options';
-
-/**
- * What the SDK client hook needs to know about one Stainless-generated client
- * (`openai`, `@anthropic-ai/sdk`): its module, the tested versions, where its
- * client class is, and which request options are model requests.
- */
-export interface ClientSeam {
-  /** The npm package. */
-  module: string;
-  /** The versions whose client has this seam with these semantics (tested). */
-  range: string;
-  /** The client class from the module's exports. */
-  clientOf(exports: Record<string, unknown>): unknown;
-  /** The model request these options are, if they are one. */
-  modelRequest(options: RequestOptions | undefined): ModelRequest | undefined;
-  /** Where the client hands over the serialised body with a throw reaching the caller as it is (see the header). */
-  byteSeam: 'prepareRequest' | 'backendMiddleware';
-}
 
 type PrepareOptions = (this: unknown, options: RequestOptions) => unknown;
 type RetryRequest = (this: unknown, options: RequestOptions, ...rest: unknown[]) => unknown;
@@ -90,8 +73,17 @@ export function isHookedClient(module: string, version: string): boolean {
   return hookedClients.get(module)?.has(version) === true;
 }
 
+/** The integration that hooks a provider's SDK client (providers.ts lists them): its module, patched at `prepareOptions`. */
+export function clientIntegration(seam: ClientSeam): Integration {
+  return {
+    name: seam.module,
+    esmInclude: [seam.module],
+    definitions: (patcher) => [clientDefinition(seam, patcher)],
+  };
+}
+
 /** A module definition that hooks `seam`'s client. Every version is accepted, so one outside `range` is reported, not skipped silently. */
-export function clientDefinition(seam: ClientSeam, patcher: Patcher): InstrumentationNodeModuleDefinition {
+function clientDefinition(seam: ClientSeam, patcher: Patcher): InstrumentationNodeModuleDefinition {
   return new InstrumentationNodeModuleDefinition(
     seam.module,
     ['*'],

@@ -1,8 +1,15 @@
 // The page's styles. Marks are told apart by a word and a border as well as a colour.
 
+import { KIND_COLOURS } from '../kinds';
+
+/** `--{kind}: {colour};` for each kind: the variables the script and the marks colour by. */
+const KIND_VARIABLES = Object.entries(KIND_COLOURS)
+  .map(([kind, colour]) => `--${kind}: ${colour};`)
+  .join(' ');
+
 export const VIEWER_CSS = `
 :root { --fg: #1f2937; --muted: #6b7280; --line: #e5e7eb; --bg: #fff; --sel: #eef2ff;
-  --extra_message: #d97706; --missing_message: #dc2626; --order: #7c3aed; --orphaned_tool_result: #0891b2; --invalid_request: #4b5563; }
+  ${KIND_VARIABLES} }
 * { box-sizing: border-box; }
 body { margin: 0; font: 14px/1.4 system-ui, sans-serif; color: var(--fg); background: var(--bg); }
 header { display: flex; align-items: baseline; gap: 1em; padding: 8px 16px; border-bottom: 1px solid var(--line); }

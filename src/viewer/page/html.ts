@@ -1,5 +1,7 @@
 // The page's markup: a shell the script fills in. Served as is; no CDN, no framework.
 
+import { KIND_COLOURS } from '../kinds';
+
 export const VIEWER_HTML = `<!doctype html>
 <html lang="en">
 <head>
@@ -24,6 +26,7 @@ export const VIEWER_HTML = `<!doctype html>
   <nav id="list" aria-label="Violations, grouped by conversation"><p class="empty">No violations yet. Run an app with OTEL_EXPORTER_OTLP_ENDPOINT pointing here.</p></nav>
   <section id="detail" aria-live="polite"><p class="empty">Select a violation (arrow keys, Enter) to draw the request beside the log.</p></section>
 </main>
+<script id="kinds" type="application/json">${JSON.stringify(Object.keys(KIND_COLOURS))}</script>
 <script src="/viewer.js"></script>
 </body>
 </html>

@@ -1,10 +1,11 @@
-// The `@anthropic-ai/sdk` package: Messages `create` and `stream`, through the client hook.
+// The Anthropic provider: Messages `create` and `stream`, checked at the
+// `@anthropic-ai/sdk` client's hook, and at the fetch seam for any other client.
 
-import type { Integration } from '../integration';
-import { clientDefinition } from '../sdk-client/client-hook';
+import type { Provider } from '../provider';
 import { anthropicModelRequest } from './model-request';
+import { anthropicWireFormat } from './wire-format';
 
-/** The npm package the Anthropic integration hooks; also its name in warnings and its ESM loader hook entry. */
+/** The npm package the Anthropic client hook patches; also its name in warnings and its ESM loader hook entry. */
 export const ANTHROPIC_MODULE = '@anthropic-ai/sdk';
 /**
  * The versions whose client has `prepareOptions` with the semantics the hook relies on, tested in CI.
@@ -21,19 +22,14 @@ export const ANTHROPIC_SUPPORTED = '>=0.12.4 <2';
  * attempt (retries are not checked again): Messages `create` and `stream`, beta
  * included (docs/behaviour.md §8.5).
  */
-export const anthropicIntegration: Integration = {
-  name: ANTHROPIC_MODULE,
-  esmInclude: [ANTHROPIC_MODULE],
-  definitions: (patcher) => [
-    clientDefinition(
-      {
-        module: ANTHROPIC_MODULE,
-        range: ANTHROPIC_SUPPORTED,
-        byteSeam: 'backendMiddleware',
-        clientOf: (exports) => exports.Anthropic ?? exports.default,
-        modelRequest: anthropicModelRequest,
-      },
-      patcher,
-    ),
-  ],
+export const anthropicProvider: Provider = {
+  name: 'anthropic',
+  client: {
+    module: ANTHROPIC_MODULE,
+    range: ANTHROPIC_SUPPORTED,
+    byteSeam: 'backendMiddleware',
+    clientOf: (exports) => exports.Anthropic ?? exports.default,
+    modelRequest: anthropicModelRequest,
+  },
+  wireFormats: [anthropicWireFormat],
 };

@@ -1,0 +1,40 @@
+// What a model provider gives the package: one entry of the registry in
+// providers.ts, defined in the provider's folder (`provider.ts`).
+
+import type { ModelRequest } from '../request-path/model-request';
+import type { RequestOptions } from './sdk-client/request-options';
+import type { WireFormat } from './wire-format';
+
+/**
+ * The SDK client a provider's requests are checked at first (a
+ * Stainless-generated client with `prepareOptions`): its module, the tested
+ * versions, where its client class is, and which request options are model
+ * requests. The client hook (sdk-client/client-hook.ts) is built from it.
+ */
+export interface ClientSeam {
+  /** The npm package. */
+  module: string;
+  /** The versions whose client has this seam with these semantics (tested). */
+  range: string;
+  /** The client class from the module's exports. */
+  clientOf(exports: Record<string, unknown>): unknown;
+  /** The model request these options are, if they are one. */
+  modelRequest(options: RequestOptions | undefined): ModelRequest | undefined;
+  /** Where the client hands over the serialised body with a throw reaching the caller as it is (sdk-client/client-hook.ts). */
+  byteSeam: 'prepareRequest' | 'backendMiddleware';
+}
+
+/** One model provider: its SDK client hook, if it has one, and its APIs as the transport seams read them. */
+export interface Provider {
+  /** Shown in tests and docs. */
+  readonly name: string;
+  /**
+   * The SDK whose client hook checks this provider's requests; the fetch
+   * seam leaves the requests that carry a hooked copy's version
+   * (`x-stainless-package-version`) to it. None for a provider checked at
+   * the fetch seam only.
+   */
+  readonly client?: ClientSeam;
+  /** Its APIs; their paths overlap no other's. */
+  readonly wireFormats: readonly WireFormat[];
+}
