@@ -1,0 +1,19 @@
+/* eslint-disable @typescript-eslint/no-require-imports -- a CommonJS app, as the functions it stands for are */
+// The app bench/cold-start.ts starts as a whole process: it loads `openai`
+// and `@anthropic-ai/sdk` and makes a client of each, as a serverless
+// function's module scope does, then prints what the process cost: CPU (user
+// and system, from the process's start) and peak resident memory. With
+// START_SDK=1 it starts a plain NodeSDK itself, the baseline `register` is
+// compared with. BENCH_LIST=1 adds the package's own modules it loaded.
+if (process.env.START_SDK === '1') {
+  const { NodeSDK } = require('@opentelemetry/sdk-node');
+  new NodeSDK().start();
+}
+const OpenAI = require('openai');
+const Anthropic = require('@anthropic-ai/sdk');
+new OpenAI.OpenAI({ apiKey: 'bench', baseURL: 'http://127.0.0.1:9' });
+new Anthropic.Anthropic({ apiKey: 'bench', baseURL: 'http://127.0.0.1:9' });
+const cpu = process.cpuUsage();
+const dist = require('node:path').join(require.resolve('nous-session-invariant/package.json'), '..', 'dist');
+const own = process.env.BENCH_LIST === '1' ? Object.keys(require.cache).filter((path) => path.startsWith(dist)) : undefined;
+console.log(JSON.stringify({ cpuMs: (cpu.user + cpu.system) / 1000, maxRssKb: process.resourceUsage().maxRSS, own }));
