@@ -7,13 +7,15 @@
 //   provider answering at once (the store's round trips have nothing to
 //   hide behind) and after PROVIDER_MS (a fast real provider).
 //   Target: within the interval of 1.00.
-// - Store round trips per request, from Redis's own command counts (INFO
-//   commandstats).
+// - Store round trips and commands per request, from Redis's own command
+//   counts (INFO commandstats).
+// - Stalls with Redis stopped (SIGSTOP) for a whole run of 150 calls: how
+//   many took longer than the in-memory median + 50 ms, and the slowest.
 // - Redis memory per conversation of 100 and 1,000 messages (MEMORY USAGE
 //   of its key).
 // Skipped with one line when redis-server is not installed.
 
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
@@ -38,14 +40,15 @@ async function main(): Promise<void> {
   redis.on('error', () => {}); // refused until the server is up: waitForRedis retries
   try {
     await waitForRedis(redis);
-    await run(redis, `redis://127.0.0.1:${port}`);
+    await run(redis, `redis://127.0.0.1:${port}`, server);
   } finally {
     redis.disconnect();
+    server.kill('SIGCONT');
     server.kill('SIGKILL');
   }
 }
 
-async function run(redis: Redis, url: string): Promise<void> {
+async function run(redis: Redis, url: string, server: ChildProcess): Promise<void> {
   let delayMs = 0;
   let served = 0;
   const provider = createServer((req, res) => {
@@ -126,10 +129,10 @@ async function run(redis: Redis, url: string): Promise<void> {
   for (let i = 0; i < loops; i++) await loop();
   const calls = commandCalls(await redis.info('commandstats'));
   const requests = loops * CALLS;
+  const per = (n: number) => (n / requests).toFixed(2);
   console.log(
-    `store round trips per request: ${(calls.total / requests).toFixed(2)} ` +
-      `(reads ${(calls.hmget / requests).toFixed(2)}, compare-and-set writes ${(calls.writes / requests).toFixed(2)}; ` +
-      `reply marks asked ${(calls.mget / requests).toFixed(2)}, pipelined with the read)`,
+    `store round trips per request: ${per(calls.roundTrips)} (reads ${per(calls.hmget)}, compare-and-set writes ${per(calls.writes)}); ` +
+      `commands per request: ${per(calls.commands)} (reply marks asked ${per(calls.get)} and set ${per(calls.set)}, each sent with a read or a write)`,
   );
 
   // Redis memory per conversation: one conversation grown to 100 and to 1,000 messages.
@@ -154,16 +157,53 @@ async function run(redis: Redis, url: string): Promise<void> {
         `and ${markBytes} bytes for the marks of its ${marks.length} replies (${(markBytes / Math.max(1, marks.length)).toFixed(0)} bytes each)`,
     );
   }
+  // Stalls with Redis stopped (SIGSTOP: there, but answering nothing) for a whole run: each call timed on its own,
+  // against the in-memory store's median, the provider answering at once.
+  delayMs = 0;
+  const single = async (config: typeof memory | typeof shared, calls: number): Promise<number[]> => {
+    instrumentation.setConfig(config);
+    const times: number[] = [];
+    const history: Messages = [{ role: 'user', content: `Stall run ${++conversation}` }];
+    for (let i = 0; i < calls; i++) {
+      const start = process.hrtime.bigint();
+      const reply = (await client.chat.completions.create({ model: 'bench', messages: history })).choices[0]!.message;
+      times.push(Number(process.hrtime.bigint() - start) / 1e6);
+      history.push({ role: 'assistant', content: reply.content }, { role: 'user', content: `Next ${i}` });
+      // A pause now and then, as between a user's messages (a reconnect is tried after each second).
+      if (i % 15 === 14) await new Promise((resolve) => setTimeout(resolve, 1_100));
+    }
+    return times;
+  };
+  const memoryTimes = await single(memory, 150);
+  server.kill('SIGSTOP');
+  let stopped: number[];
+  try {
+    stopped = await single({ mode: 'warn', implicit: { store: url, storePrefix: 'bench-stopped' } }, 150);
+  } finally {
+    server.kill('SIGCONT');
+  }
+  const limit = median(memoryTimes) + 50;
+  const slow = stopped.filter((ms) => ms > limit);
+  console.log(
+    `Redis stopped for a whole run of ${stopped.length} calls: ${slow.length} slower than the in-memory median + 50 ms ` +
+      `(${limit.toFixed(1)} ms); slowest ${Math.max(...stopped).toFixed(1)} ms, median ${median(stopped).toFixed(2)} ms ` +
+      `(in-memory median ${median(memoryTimes).toFixed(2)} ms)`,
+  );
   instrumentation.disable();
   provider.close();
 }
 
-/** Round trips, from Redis's command counts: a read (HMGET, with an MGET of reply marks pipelined in it) and the writes. */
-function commandCalls(info: string): { total: number; hmget: number; writes: number; mget: number } {
+/**
+ * Round trips and commands, from Redis's command counts: each round trip has
+ * exactly one HMGET (a read) or one EVALSHA / EVAL (a compare-and-set write);
+ * the GETs and SETs of reply marks travel with them.
+ */
+function commandCalls(info: string): { roundTrips: number; commands: number; hmget: number; writes: number; get: number; set: number } {
   const calls = (name: string) => Number(new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(info)?.[1] ?? 0);
   const hmget = calls('hmget');
   const writes = calls('evalsha') + calls('eval');
-  return { total: hmget + writes, hmget, writes, mget: calls('mget') };
+  const [get, set] = [calls('get'), calls('set')];
+  return { roundTrips: hmget + writes, commands: hmget + writes + get + set, hmget, writes, get, set };
 }
 
 async function waitForRedis(redis: Redis): Promise<void> {

@@ -2,4 +2,10 @@
 // to pass to your own NodeSDK (or `registerInstrumentations`).
 
 export { SessionInvariantInstrumentation } from './instrumentation/session-invariant-instrumentation';
-export type { ImplicitLogOptions, SessionInvariantInstrumentationConfig } from './instrumentation/config';
+export type {
+  ImplicitLogOptions,
+  RedisCallClient,
+  RedisSendCommand,
+  RedisStoreClient,
+  SessionInvariantInstrumentationConfig,
+} from './instrumentation/config';

@@ -7,9 +7,9 @@
 import type { InstrumentationConfig } from '@opentelemetry/instrumentation';
 import type { Mode } from '../invariant/mode';
 import type { ContentCaptureOption } from '../reaction/content-capture-option';
-import type { ImplicitLogOptions } from '../request-path/host';
+import type { ImplicitLogOptions, RedisCallClient, RedisSendCommand, RedisStoreClient } from '../request-path/host';
 
-export type { ImplicitLogOptions };
+export type { ImplicitLogOptions, RedisCallClient, RedisSendCommand, RedisStoreClient };
 
 /**
  * The instrumentation's configuration. Each setting is the fallback for

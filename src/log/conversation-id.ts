@@ -29,7 +29,33 @@ export function nextConversationNumber(): number {
   return ++sequence;
 }
 
-/** The id of implicit conversation `n`. */
+/**
+ * Ids born in another process, by the local number each was given when its
+ * record was read from a shared store: bounded, the least recently read
+ * dropped first (a record read from a store lives for one request).
+ */
+const adopted = new Map<number, string>();
+const adoptedNumbers = new Map<string, number>();
+const MAX_ADOPTED = 50_000;
+
+/** The local number of a conversation whose id was born with its record elsewhere: it spells that id. */
+export function adoptConversationId(id: string): number {
+  let n = adoptedNumbers.get(id);
+  if (n !== undefined) {
+    adoptedNumbers.delete(id);
+    adopted.delete(n);
+  } else n = ++sequence;
+  adoptedNumbers.set(id, n);
+  adopted.set(n, id);
+  if (adopted.size > MAX_ADOPTED) {
+    const [oldest, oldestId] = adopted.entries().next().value as [number, string];
+    adopted.delete(oldest);
+    adoptedNumbers.delete(oldestId);
+  }
+  return n;
+}
+
+/** The id of implicit conversation `n`: the one it was born with, here or in the process that made its record. */
 export function implicitConversationId(n: number): string {
-  return `${processPrefix}.${n}`;
+  return adopted.get(n) ?? `${processPrefix}.${n}`;
 }

@@ -5,12 +5,13 @@
 
 import { MODE_ENV_VAR, readEnvFlag, resolveMode } from '../invariant/mode';
 import { IMPLICIT_ENV_VAR } from '../request-path/implicit/registry';
-import { redactUrl, storeChoice } from '../request-path/implicit/store-config';
+import { storeChoice } from '../request-path/implicit/store-config';
 
 /** The start-up line for `env`, without the package's prefix, or undefined when there is nothing worth a line. */
 export function startupLine(env: NodeJS.ProcessEnv): string | undefined {
   if (resolveMode(env[MODE_ENV_VAR]) === 'off' || readEnvFlag(IMPLICIT_ENV_VAR, env) === false) return undefined;
   const store = storeChoice(undefined, env);
   if (store.kind !== 'redis') return undefined;
-  return `implicit conversations are kept in the shared store ${redactUrl(store.url)} under the key prefix ${JSON.stringify(store.prefix)}`;
+  const where = store.target.kind === 'url' ? store.target.shown : "the app's own client";
+  return `implicit conversations are kept in the shared store ${where} under the key prefix ${JSON.stringify(store.prefix)}`;
 }

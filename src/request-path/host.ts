@@ -9,6 +9,23 @@ import type { PreviewPolicy } from '../telemetry/previews';
 import { instrumentsFromGlobal, type InvariantInstruments } from '../telemetry/instruments';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../version';
 
+/**
+ * Sends one Redis command, given as its words (`'HGET', key, field`), and
+ * resolves with the reply: how an app hands the shared store a client the
+ * package does not know, e.g. node-redis's `(...args) => client.sendCommand(args)`.
+ * It must route the command to the node that holds its key when Redis is a
+ * Cluster (the package's keys name one slot per conversation).
+ */
+export type RedisSendCommand = (...args: string[]) => Promise<unknown>;
+
+/** A client with ioredis's `call`, as an ioredis `Redis` or `Cluster` has: the package sends its commands through it and never closes it. */
+export interface RedisCallClient {
+  call(command: string, ...args: string[]): Promise<unknown>;
+}
+
+/** The app's own Redis client for the shared store: its TLS, Sentinel, ACL user and pool stay the app's. */
+export type RedisStoreClient = RedisCallClient | RedisSendCommand;
+
 /** The implicit conversation log's settings (docs/behaviour.md §8.6, §8.7). */
 export interface ImplicitLogOptions {
   /** Track conversations when no log is bound (default true; `NOUS_SESSION_INVARIANT_IMPLICIT=off` turns it off). */
@@ -18,11 +35,14 @@ export interface ImplicitLogOptions {
   /** A conversation unused this long is dropped (default 30 minutes); in a shared store, its records' expiry. */
   idleTimeoutMs?: number;
   /**
-   * Where conversations are kept: `memory` (the default), or a `redis://` /
-   * `rediss://` URL of a Redis or Valkey that the app's processes share
-   * (needs `ioredis`; docs/shared-store.md). Default: NOUS_SESSION_INVARIANT_STORE.
+   * Where conversations are kept: `memory` (the default); a `redis://` /
+   * `rediss://` URL of a Redis or Valkey that the app's processes share, or
+   * `redis+cluster://host:port,host:port` for a Redis Cluster (the package
+   * then needs `ioredis`); or the app's own client (`RedisStoreClient`: an
+   * ioredis `Redis` or `Cluster`, or a function that sends one command).
+   * docs/shared-store.md. Default: NOUS_SESSION_INVARIANT_STORE.
    */
-  store?: string;
+  store?: string | RedisStoreClient;
   /** The shared store's key prefix; default NOUS_SESSION_INVARIANT_STORE_PREFIX, else the service name. */
   storePrefix?: string;
 }

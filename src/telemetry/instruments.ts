@@ -2,7 +2,14 @@
 
 import { metrics, type Counter, type Meter, type MeterProvider } from '@opentelemetry/api';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../version';
-import { CHECKS_METRIC, IMPLICIT_EVICTION_METRIC, INTERNAL_ERROR_METRIC, STORE_ERROR_METRIC, VIOLATION_METRIC } from './semconv';
+import {
+  CHECKS_METRIC,
+  IMPLICIT_EVICTION_METRIC,
+  INTERNAL_ERROR_METRIC,
+  STORE_ERROR_METRIC,
+  STORE_DEGRADED_METRIC,
+  VIOLATION_METRIC,
+} from './semconv';
 
 /**
  * The package's counters (docs/behaviour.md §6.2), made on one meter. They
@@ -20,6 +27,8 @@ export interface InvariantInstruments {
   evictions: Counter;
   /** `nous.session.invariant.store.errors`: +1 per failed round trip to the shared conversation store. */
   storeErrors: Counter;
+  /** `nous.session.invariant.store.degraded`: +1 per check or write a store fault cost (docs/shared-store.md). */
+  storeDegraded: Counter;
 }
 
 /**
@@ -48,6 +57,10 @@ export function createInstruments(meter: Meter): InvariantInstruments {
     storeErrors: meter.createCounter(STORE_ERROR_METRIC, {
       description: 'Failed round trips to the shared conversation store (the check used the process memory instead)',
       unit: '{error}',
+    }),
+    storeDegraded: meter.createCounter(STORE_DEGRADED_METRIC, {
+      description: 'Checks left unreported, or writes given up, because of a fault of the shared conversation store',
+      unit: '{event}',
     }),
   };
 }

@@ -12,6 +12,12 @@ export const INTERNAL_ERROR_METRIC = 'nous.session.invariant.internal_error';
 export const IMPLICIT_EVICTION_METRIC = 'nous.session.invariant.implicit.evictions';
 /** Counter, +1 per failed round trip to the shared conversation store (the check fell back to the process's memory). */
 export const STORE_ERROR_METRIC = 'nous.session.invariant.store.errors';
+/**
+ * Counter, +1 per loss of coverage a store fault cost: a check left
+ * unreported (`unseen_reply`) or a deferred write given up (`write_dropped`),
+ * by `nous.session.invariant.store.reason`.
+ */
+export const STORE_DEGRADED_METRIC = 'nous.session.invariant.store.degraded';
 
 /**
  * The violation kind (`extra_message`, `missing_message`, `order`,
@@ -113,7 +119,7 @@ export const ATTR_MISSING_PREVIEWS = 'nous.session.invariant.missing.previews';
 export const ATTR_WHERE = 'nous.session.invariant.where';
 /** On the eviction counter: `idle` (unused past the idle timeout) or `capacity` (the cap was reached). */
 export const ATTR_EVICTION_REASON = 'nous.session.invariant.eviction.reason';
-/** On the store error counter: `connection`, `timeout`, `script`, `decode` or `conflict` (docs/shared-store.md). */
+/** On the store error counter: `connection`, `timeout`, `auth`, `script`, `decode`, `conflict` or `client` (docs/shared-store.md). */
 export const ATTR_STORE_REASON = 'nous.session.invariant.store.reason';
 
 // OpenTelemetry GenAI semantic conventions.

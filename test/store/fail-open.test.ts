@@ -5,20 +5,17 @@
 // resumes on the store when it answers; keys expire with the idle timeout.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { VIOLATION_EVENT } from '../../src/index';
 import { decodeBucket } from '../../src/request-path/implicit/conversation-codec';
 import { RETRY_AFTER_MS } from '../../src/request-path/implicit/redis-buckets';
-import { STORE_ERROR_METRIC } from '../../src/telemetry/semconv';
 import { useInstrumentedProvider } from '../support/instrumented';
 import { redisInstalled, startRedis, type RedisServer } from '../support/redis';
+import { storeCalls, type LoopMessage } from '../support/store-calls';
 import { captureWarnings } from '../support/warnings';
 
 const installed = redisInstalled('the shared store failing open against a real redis-server');
 const suite = useInstrumentedProvider({ mode: 'warn' });
 const warn = captureWarnings();
 const IDLE_MS = 1_500;
-
-type Message = { role: string; content?: string | null; tool_calls?: Array<{ id: string }>; tool_call_id?: string };
 
 describe.skipIf(!installed)('the shared store, failing open', () => {
   let redis: RedisServer;
@@ -32,41 +29,19 @@ describe.skipIf(!installed)('the shared store, failing open', () => {
     await redis?.stop();
   });
 
-  const client = () => new suite.env.openai.OpenAI({ apiKey: 'test-key', baseURL: suite.server.openaiBaseURL, maxRetries: 0 });
-  const tools = [{ type: 'function' as const, function: { name: 'lookup', parameters: { type: 'object', properties: {} } } }];
-
-  /** One user message through the agent loop (a tool call, its result, the answer); its duration. */
-  async function turn(history: Message[], text: string): Promise<number> {
-    const started = performance.now();
-    history.push({ role: 'user', content: text });
-    for (;;) {
-      const completion = await client().chat.completions.create({ model: 'gpt-test', messages: history as never, tools });
-      const reply = completion.choices[0]!.message as Message;
-      history.push(reply);
-      if (!reply.tool_calls) break;
-      for (const call of reply.tool_calls) history.push({ role: 'tool', tool_call_id: call.id, content: 'PROMPT-TEXT a result' });
-    }
-    return performance.now() - started;
-  }
-
-  const storeErrors = async () => {
-    const points = await suite.env.otel.points(STORE_ERROR_METRIC);
-    return Object.fromEntries(points.map((p) => [String(p.attributes['nous.session.invariant.store.reason']), p.value]));
-  };
-  const violations = () =>
-    suite.env.otel.spans.getFinishedSpans().flatMap((s) => s.events.filter((e) => e.name === VIOLATION_EVENT).map((e) => e.attributes));
+  const { client, turn, storeErrors, violations } = storeCalls(suite);
   const keys = () => redis.client.keys('fo:nsi:conv:*');
   const pastPause = () => new Promise((resolve) => setTimeout(resolve, RETRY_AFTER_MS + 100));
 
   it('puts a violation on the span of the request, once the store has answered', async () => {
-    const history: Message[] = [];
+    const history: LoopMessage[] = [];
     await turn(history, 'span PROMPT-TEXT first');
     history.splice(
       history.findIndex((m) => m.role === 'tool'),
       1,
     );
     await turn(history, 'span PROMPT-TEXT second');
-    expect(violations()).toEqual([expect.objectContaining({ 'nous.session.invariant.kind': 'missing_message' })]);
+    expect(violations()).toEqual(['missing_message']);
     expect((await keys()).length).toBeGreaterThan(0);
   });
 
@@ -74,7 +49,7 @@ describe.skipIf(!installed)('the shared store, failing open', () => {
     'a killed redis costs the calls nothing; counted, warned once; checking resumes on the store after a restart',
     { timeout: 30_000 },
     async () => {
-      const history: Message[] = [];
+      const history: LoopMessage[] = [];
       await turn(history, 'kill PROMPT-TEXT one');
       await redis.kill();
       const down = [await turn(history, 'kill PROMPT-TEXT two'), await turn(history, 'kill PROMPT-TEXT three')];
@@ -93,13 +68,13 @@ describe.skipIf(!installed)('the shared store, failing open', () => {
       history.length = 0;
       history.push(...dropped);
       await turn(history, 'kill PROMPT-TEXT five');
-      expect(violations().map((v) => v?.['nous.session.invariant.kind'])).toEqual(['missing_message']);
+      expect(violations()).toEqual(['missing_message']);
     },
   );
 
   it('a streamed reply is in the store when the caller has read the stream (the SDK cancels at its last event)', async () => {
     await pastPause();
-    const history: Message[] = [{ role: 'user', content: 'stream PROMPT-TEXT one' }];
+    const history: LoopMessage[] = [{ role: 'user', content: 'stream PROMPT-TEXT one' }];
     const stream = await client().chat.completions.create({ model: 'gpt-test', messages: history as never, stream: true });
     let text = '';
     for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
@@ -111,7 +86,7 @@ describe.skipIf(!installed)('the shared store, failing open', () => {
 
   it('a stopped redis (SIGSTOP) holds no call past the command timeout, and is counted as a timeout', { timeout: 30_000 }, async () => {
     await pastPause();
-    const history: Message[] = [];
+    const history: LoopMessage[] = [];
     await turn(history, 'stop PROMPT-TEXT one');
     redis.pause();
     try {

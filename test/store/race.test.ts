@@ -3,70 +3,27 @@
 // connection) branching and extending conversations in one bucket at the same
 // moment lose no update, the loser reading again and deciding again.
 
-import { MeterProvider } from '@opentelemetry/sdk-metrics';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Message } from '../../src/model/messages';
 import { SessionInvariantViolation } from '../../src/invariant/violation';
 import type { CheckReaction } from '../../src/reaction/act-on-check';
 import type { PendingReply } from '../../src/request-path/reply';
 import { decodeBucket } from '../../src/request-path/implicit/conversation-codec';
-import { ImplicitLogs } from '../../src/request-path/implicit/implicit-logs';
-import { RedisBuckets } from '../../src/request-path/implicit/redis-buckets';
-import { SharedLogs } from '../../src/request-path/implicit/shared-logs';
-import { createInstruments } from '../../src/telemetry/instruments';
-import { setLogger } from '../../src/warnings';
+import type { SharedLogs } from '../../src/request-path/implicit/shared-logs';
 import { CHECKS_METRIC, STORE_ERROR_METRIC, VIOLATION_METRIC } from '../../src/telemetry/semconv';
-import { OnDemandMetricReader } from '../support/otel';
-import { redisInstalled, startRedis, type RedisServer } from '../support/redis';
+import { redisBuckets, redisInstalled } from '../support/redis';
+import { useSharedLogsHarness } from '../support/shared-logs-harness';
 
 const installed = redisInstalled('the store compare-and-set against a real redis-server');
 const TTL = 60_000;
 
 describe.skipIf(!installed)('compare-and-set', () => {
-  let redis: RedisServer;
-  const reader = new OnDemandMetricReader();
-  const instruments = createInstruments(new MeterProvider({ readers: [reader] }).getMeter('race'));
-  const opened: SharedLogs[] = [];
+  const harness = useSharedLogsHarness('race');
+  const { reaction, buckets, total } = harness;
+  const process = (prefix: string) => harness.process(prefix);
+  const redisUrl = () => harness.redis.url;
+  const redisClient = () => harness.redis.client;
 
-  beforeAll(async () => {
-    redis = await startRedis();
-    setLogger({ warn: () => {} });
-  });
-  afterAll(async () => {
-    for (const logs of opened) logs.close();
-    setLogger(null);
-    await redis?.stop();
-  });
-
-  const total = async (name: string): Promise<number> => {
-    const { resourceMetrics } = await reader.collect();
-    const metric = resourceMetrics.scopeMetrics.flatMap((s) => s.metrics).find((m) => m.descriptor.name === name);
-    return (metric?.dataPoints ?? []).reduce((sum, p) => sum + (p.value as number), 0);
-  };
-
-  /** A process: its own implicit log and its own connection to the store. */
-  const buckets: RedisBuckets[] = [];
-  const process = (prefix: string): SharedLogs => {
-    const store = new RedisBuckets(redis.url, prefix, TTL);
-    buckets.push(store);
-    const logs = new SharedLogs(
-      new ImplicitLogs({ maxConversations: 1000, idleTimeoutMs: TTL }, () => instruments),
-      store,
-      TTL,
-      () => instruments,
-    );
-    opened.push(logs);
-    return logs;
-  };
-  const reaction: CheckReaction = {
-    mode: 'warn',
-    log: 'implicit',
-    agentName: undefined,
-    provider: 'test',
-    captureContent: false,
-    instruments,
-    mayThrow: false,
-  };
   /** A request checked by `logs`; its `reply` resolves once the reply is recorded in the store (as the seams wait). */
   const send = (logs: SharedLogs, messages: Message[], with_: CheckReaction = reaction) => {
     const pending = logs.check({ provider: 'test', model: 'm', messages }, with_).pending as PendingReply;
@@ -79,8 +36,8 @@ describe.skipIf(!installed)('compare-and-set', () => {
   };
 
   it('lets one of two writes from the same version through', async () => {
-    const a = new RedisBuckets(redis.url, 'cas', TTL);
-    const b = new RedisBuckets(redis.url, 'cas', TTL);
+    const a = redisBuckets(redisUrl(), 'cas', TTL);
+    const b = redisBuckets(redisUrl(), 'cas', TTL);
     try {
       const read = await a.load(7);
       const outcomes = await Promise.all([a.write(7, read.version, 'from a'), b.write(7, read.version, 'from b')]);
@@ -108,8 +65,8 @@ describe.skipIf(!installed)('compare-and-set', () => {
         pb.reply([{ role: 'assistant', content: `b answer ${i}` }]),
       ]);
     }
-    const [key] = await redis.client.keys('race:nsi:conv:*');
-    expect(decodeBucket(await redis.client.hget(key!, 'd'))).toHaveLength(2 * rounds);
+    const [key] = await redisClient().keys('race:nsi:conv:*');
+    expect(decodeBucket(await redisClient().hget(key!, 'd'))).toHaveLength(2 * rounds);
 
     // Each process continues the other's branches, both at once: every one is found, extended, and its reply kept.
     for (let i = 0; i < rounds; i++) {
@@ -122,7 +79,7 @@ describe.skipIf(!installed)('compare-and-set', () => {
         pb.reply([{ role: 'assistant', content: `a last ${i}` }]),
       ]);
     }
-    const records = decodeBucket(await redis.client.hget(key!, 'd'));
+    const records = decodeBucket(await redisClient().hget(key!, 'd'));
     expect(records).toHaveLength(2 * rounds);
     expect(records.map((r) => r.length)).toEqual(records.map(() => 5));
     expect(await total(CHECKS_METRIC)).toBe(checksBefore + 4 * rounds);
@@ -154,7 +111,7 @@ describe.skipIf(!installed)('compare-and-set', () => {
       { role: 'user', content: 'and?' },
     ]).reply([{ role: 'assistant', content: 'fine' }]);
     expect(await total(VIOLATION_METRIC)).toBe(violations + 1);
-    expect(await redis.client.keys('handoff:nsi:reply:*')).not.toHaveLength(0);
+    expect(await redisClient().keys('handoff:nsi:reply:*')).not.toHaveLength(0);
   });
 
   it('in strict mode, checks in the process memory before the request is sent, and throws there', async () => {
@@ -171,6 +128,6 @@ describe.skipIf(!installed)('compare-and-set', () => {
         { role: 'user', content: 'next' },
       ]),
     ).toThrow(SessionInvariantViolation);
-    expect(await redis.client.keys('strict:*')).toEqual([]);
+    expect(await redisClient().keys('strict:*')).toEqual([]);
   });
 });

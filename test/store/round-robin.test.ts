@@ -5,64 +5,15 @@
 // faulty request; a correct conversation stays silent; with each process's own
 // memory instead, the faults are not seen as they are.
 
-import { once } from 'node:events';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { redisInstalled, startWorker, useChatServerSetting, type TurnResult, type Worker } from '../support/redis';
+import { FAULTS, FAULTY_TURN, expectEachFaultReportedOnce, redisInstalled, serveRoundRobin, useChatServerSetting } from '../support/redis';
 
 const installed = redisInstalled('the shared conversation store against a real redis-server');
-
-/** Each fault of the history store, applied on turn 4 (process 0), and the kind it must be reported as. */
-const FAULTS: ReadonlyArray<[fault: string, kind: string]> = [
-  ['drop_tool_result', 'missing_message'],
-  ['edit_user', 'missing_message'],
-  ['lost_reply', 'missing_message'],
-  ['duplicate', 'extra_message'],
-  ['invented', 'extra_message'],
-  ['reorder', 'order'],
-];
-const TURNS = 6;
-const FAULTY_TURN = 4;
 
 describe.skipIf(!installed)('two processes serving one conversation in turn', () => {
   const setting = useChatServerSetting('nsi-store-');
 
-  /** Runs every conversation (one per fault, and a correct one) turn by turn, turn k on worker k mod 2. */
-  async function serve(env: Record<string, string>): Promise<{ results: Map<string, TurnResult[]>; ioredis: boolean[] }> {
-    const workers: Worker[] = [0, 1].map(() => startWorker({ FAKE_PROVIDER_URL: setting.provider.openaiBaseURL, ...env }));
-    const conversations: Array<[name: string, fault: string | undefined]> = [
-      ['correct', undefined],
-      ...FAULTS.map(([fault]) => [fault, fault] as [string, string]),
-    ];
-    const results = new Map<string, TurnResult[]>(conversations.map(([name]) => [name, []]));
-    try {
-      for (let turn = 1; turn <= TURNS; turn++) {
-        await Promise.all(
-          conversations.map(async ([name, fault]) => {
-            const file = join(setting.dir, `${env.NOUS_SESSION_INVARIANT_STORE_PREFIX ?? 'memory'}-${name}.json`);
-            const result = await workers[turn % 2]!.send({
-              id: `${name}-${turn}`,
-              file,
-              user: `${name} PROMPT-TEXT message ${turn}`,
-              fault: turn === FAULTY_TURN ? fault : undefined,
-            });
-            results.get(name)!.push(result);
-          }),
-        );
-      }
-      const ends = await Promise.all(workers.map((w) => w.close()));
-      // With its input closed, a worker exits by itself: an open connection to the store does not hold it.
-      const exits = workers.map((w) => (w.child.exitCode !== null ? Promise.resolve() : once(w.child, 'exit').then(() => undefined)));
-      const held = await Promise.race([
-        Promise.all(exits).then(() => false),
-        new Promise<boolean>((resolve) => setTimeout(() => resolve(true), 10_000)),
-      ]);
-      expect(held, 'a worker still running 10 s after its input closed').toBe(false);
-      return { results, ioredis: ends.map((end) => end.ioredis) };
-    } finally {
-      for (const worker of workers) worker.child.kill();
-    }
-  }
+  const serve = (env: Record<string, string>) => serveRoundRobin(setting.provider.openaiBaseURL, setting.dir, env);
 
   it('reports each fault with its kind on the process that sends it, and nothing else', { timeout: 120_000 }, async () => {
     const { results, ioredis } = await serve({
@@ -70,12 +21,7 @@ describe.skipIf(!installed)('two processes serving one conversation in turn', ()
       NOUS_SESSION_INVARIANT_STORE_PREFIX: 'rr',
     });
     expect(ioredis).toEqual([true, true]);
-    for (const [name, turns] of results) {
-      for (const t of turns) expect(t.error, `${t.id}`).toBeUndefined();
-      const expected = FAULTS.find(([fault]) => fault === name)?.[1];
-      const reported = turns.map((t) => t.violations);
-      expect(reported, name).toEqual(turns.map((_, i) => (expected !== undefined && i + 1 === FAULTY_TURN ? [expected] : [])));
-    }
+    expectEachFaultReportedOnce(results);
     // The records are in Redis, under the prefix.
     expect((await setting.redis.client.keys('rr:nsi:conv:*')).length).toBe(FAULTS.length + 1);
   });

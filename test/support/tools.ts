@@ -13,6 +13,8 @@ const PROVIDER: Record<string, string> = {
   promtool: 'apt-get install prometheus',
   amtool: 'apt-get install prometheus-alertmanager',
   chromium: 'apt-get install chromium',
+  'redis-server': 'apt-get install redis-server',
+  'redis-cli': 'apt-get install redis-tools',
 };
 
 export function hasProgram(name: string): boolean {

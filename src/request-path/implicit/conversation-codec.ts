@@ -6,10 +6,11 @@
 
 import type { Fingerprint } from '../../invariant/fingerprint';
 import type { MessageSketch } from '../../invariant/sketch';
+import { adoptConversationId, implicitConversationId } from '../../log/conversation-id';
 import { Conversation } from './conversation';
 
 /** The format's version: a bucket written in another is read as empty (a new deploy starts its conversations over). */
-const FORMAT = 1;
+const FORMAT = 2;
 
 /** A record's identity in the store and the revision it was read at (for the reply's write-back, shared-logs.ts). */
 export interface RecordMeta {
@@ -30,8 +31,12 @@ type StoredSketch = 0 | [string, number, string | null, string | null];
 interface StoredRecord {
   id: string;
   rev: number;
-  /** The conversation's number (its `gen_ai.conversation.id`). */
-  n: number;
+  /**
+   * The conversation's `gen_ai.conversation.id`, born with its first record
+   * (random per process, then a number) and kept by its branches: every
+   * process that reads the record reports the conversation under it.
+   */
+  c: string;
   /** The "starts like" key. */
   k: Fingerprint;
   /** Fingerprints, as little-endian float64s in base64. */
@@ -71,7 +76,7 @@ function encodeRecord(conversation: Conversation, changed: boolean): StoredRecor
   return {
     id: meta.id,
     rev: meta.rev,
-    n: conversation.number,
+    c: implicitConversationId(conversation.number),
     k: conversation.key,
     f: Buffer.from(Float64Array.from(conversation.fingerprints).buffer).toString('base64'),
     s: conversation.sketches().map(encodeSketch),
@@ -100,7 +105,7 @@ export function decodeBucket(data: string | null | undefined): Conversation[] {
 }
 
 function decodeRecord(r: StoredRecord): Conversation {
-  if (typeof r.id !== 'string' || typeof r.f !== 'string' || !Array.isArray(r.s) || !Array.isArray(r.r)) {
+  if (typeof r.id !== 'string' || typeof r.c !== 'string' || typeof r.f !== 'string' || !Array.isArray(r.s) || !Array.isArray(r.r)) {
     throw new TypeError('a malformed record');
   }
   const bytes = Buffer.from(r.f, 'base64');
@@ -108,7 +113,7 @@ function decodeRecord(r: StoredRecord): Conversation {
   if (fingerprints.length !== r.s.length) throw new TypeError('a record whose fingerprints and sketches differ in number');
   const sketches = r.s.map(decodeSketch);
   const [run, length, prefill, replyObserved] = r.r;
-  const conversation = new Conversation(Number(r.n), Array.from(fingerprints), sketches, Number(r.k), Number(r.u), {
+  const conversation = new Conversation(adoptConversationId(r.c), Array.from(fingerprints), sketches, Number(r.k), Number(r.u), {
     run: run ?? undefined,
     length: Number(length),
     prefill: prefill === true,

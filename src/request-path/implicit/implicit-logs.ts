@@ -24,7 +24,7 @@ import { MemoryConversationStore, type ConversationStore, type StoreLimits } fro
 import { decide, endsInAssistant, type ReadRequest, type Seen } from './implicit-rules';
 import { orphanedToolResult } from './pairing';
 import { mergePrefill } from './prefill';
-import { Lru } from './lru';
+import { LatestSetMap } from './latest-set';
 import { StoredReplies } from './stored-replies';
 import { storedSketch } from './stored-sketches';
 import { byteHasher } from './bytes/byte-hash';
@@ -78,7 +78,7 @@ export class ImplicitLogs {
    * assistant message one agent hands another (a sub-agent's answer in a
    * supervisor's history) was sent by a model, just not in this conversation.
    */
-  readonly #replies = new Lru<Fingerprint, true>(10_000);
+  readonly #replies = new LatestSetMap<Fingerprint, true>(10_000);
   /** Reply messages by the ids of the items they were stored as, for requests that refer to them (`item_reference`). */
   readonly #stored = new StoredReplies();
   /**
@@ -88,7 +88,7 @@ export class ImplicitLogs {
    * stateful request that continues from that id extends it there. Held
    * weakly: a conversation the store dropped is not kept alive by this.
    */
-  readonly #held = new Lru<string, { conversation: WeakRef<Conversation>; length: number }>(10_000);
+  readonly #held = new LatestSetMap<string, { conversation: WeakRef<Conversation>; length: number }>(10_000);
   readonly #now: () => number;
   /** What conversations keep of the bytes of their last request, and the lookup by bytes (docs/performance.md). */
   readonly #bytes: ByteConversations<Conversation>;

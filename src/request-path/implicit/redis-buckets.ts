@@ -1,83 +1,48 @@
-// The shared store's round trips to Redis (or Valkey): read a bucket, write
-// it back if no other process wrote it since. `ioredis` is loaded only here,
-// on first use, so an app that keeps the default store never loads it.
-// Every wait is bounded (connect, command) and nothing is queued while Redis
-// is away: a failure is thrown at once, classified, and the caller checks on
+// The shared store's round trips to Redis (or Valkey, or a Redis Cluster):
+// read a bucket, write it back if no other process wrote it since. Each
+// conversation's bucket is one key, hash-tagged (`{...}`) so that a Cluster
+// keeps it and the script that writes it on one node; a reply's mark is a key
+// of its own, set and read by plain commands, so no command spans two slots.
+// The commands go through a `RedisConnection` (the package's client or the
+// app's); a failure is thrown at once, classified, and the caller checks on
 // the process's memory until the pause after it has passed.
 
-import type { Redis as RedisClient, RedisOptions } from 'ioredis';
 import type { Fingerprint } from '../../invariant/fingerprint';
+import type { RedisConnection } from './redis-connection';
+import { runScript } from './redis-scripts/script';
+import { MARK_FAULT } from './redis-scripts/mark-fault';
+import { WRITE_BUCKET } from './redis-scripts/write-bucket';
 
-/** Why a round trip failed, as counted on `nous.session.invariant.store.errors`. */
-export type StoreErrorReason = 'connection' | 'timeout' | 'script' | 'decode' | 'conflict' | 'client';
-
-/** A failed round trip, with its reason. */
-export class StoreFailure extends Error {
-  readonly reason: StoreErrorReason;
-
-  constructor(reason: StoreErrorReason, message: string) {
-    super(message);
-    this.name = 'StoreFailure';
-    this.reason = reason;
-  }
-}
-
-/** A bucket as read: its version (`0` when absent), its encoded records, and which of the replies asked about some process observed. */
+/** A bucket as read: its version (`0` when absent), its encoded records, which of the replies asked about some process observed, and whether a fault hid some of its replies. */
 export interface Bucket {
   version: string;
   data: string | null;
   replies: Fingerprint[];
+  faulted: boolean;
 }
 
-/** How long one command may take; Redis answers in about a millisecond. */
-export const COMMAND_TIMEOUT_MS = 500;
-/** How long a connection may take to open. */
-export const CONNECT_TIMEOUT_MS = 1000;
 /** After a failure, the store is left alone this long (checks use the process's memory), then tried again. */
 export const RETRY_AFTER_MS = 1000;
 
-/**
- * Writes the bucket when its version is still the one read, and sets its
- * expiry: the compare-and-set every write goes through. Then marks the
- * replies the write recorded as observed (a key each under ARGV[4], with the
- * same expiry), so that another process takes them for replies a model sent.
- * Returns the new version, or nil when another process wrote first.
- */
-const CAS_SCRIPT = `
-local current = redis.call('HGET', KEYS[1], 'v')
-if (current or '0') ~= ARGV[1] then return false end
-local next = tostring((tonumber(current) or 0) + 1)
-redis.call('HSET', KEYS[1], 'v', next, 'd', ARGV[2])
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-for i = 5, #ARGV do redis.call('SET', ARGV[4] .. ARGV[i], '1', 'PX', ARGV[3]) end
-return next
-`;
-
-type CasClient = RedisClient & {
-  nsiCas(key: string, expected: string, data: string, ttlMs: number, replyPrefix: string, ...replies: string[]): Promise<string | null>;
-};
-
 /** Buckets of conversation records in Redis, one key per "starts like" key, under a prefix. */
 export class RedisBuckets {
-  readonly #url: string;
+  readonly #connection: RedisConnection;
   readonly #prefix: string;
   readonly #ttlMs: number;
-  #client: Promise<CasClient> | undefined;
-  #connecting: Promise<void> | undefined;
   #pausedUntil = 0;
-  /** Round trips made (benchmarks and tests read it). */
+  /** Round trips made, one per wait on Redis however many commands it carried (benchmarks and tests read it). */
   roundTrips = 0;
 
   /** `ttlMs`: a bucket not written for this long expires (the implicit log's idle timeout). */
-  constructor(url: string, prefix: string, ttlMs: number) {
-    this.#url = url;
+  constructor(connection: RedisConnection, prefix: string, ttlMs: number) {
+    this.#connection = connection;
     this.#prefix = prefix;
     this.#ttlMs = Math.max(1, Math.round(ttlMs));
   }
 
-  /** The key a bucket is kept under. */
+  /** The key a bucket is kept under: its hash tag is the conversation's key, one slot per bucket in a Cluster. */
   keyOf(key: Fingerprint): string {
-    return `${this.#prefix}:nsi:conv:${key.toString(36)}`;
+    return `${this.#prefix}:nsi:conv:{${key.toString(36)}}`;
   }
 
   /** Whether the store may be tried now (not within the pause after a failure). */
@@ -90,92 +55,69 @@ export class RedisBuckets {
     this.#pausedUntil = now + RETRY_AFTER_MS;
   }
 
-  /** Reads a bucket, and which of `replies` (fingerprints) a process observed, in one round trip. */
+  /**
+   * Reads a bucket, and which of `replies` (fingerprints) a process
+   * observed: its commands sent at once, one round trip. The marks are asked
+   * with one MGET on one server, a GET each on a Cluster (their keys are in
+   * as many slots).
+   */
   async load(key: Fingerprint, replies: readonly Fingerprint[] = []): Promise<Bucket> {
-    const client = await this.#ready();
     this.roundTrips++;
-    const pipeline = client.pipeline().hmget(this.keyOf(key), 'v', 'd');
-    if (replies.length > 0) pipeline.mget(...replies.map((r) => this.#replyKey(r)));
-    const results = await pipeline.exec().catch(rethrow);
-    const failed = results?.find(([error]) => error !== null)?.[0];
-    if (results === null || failed) rethrow(failed ?? new Error('the pipeline was discarded'));
-    const [version, data] = results[0]![1] as Array<string | null>;
-    const seen = replies.length > 0 ? (results[1]![1] as Array<string | null>) : [];
-    return { version: version ?? '0', data: data ?? null, replies: replies.filter((_, i) => seen[i] !== null) };
+    const marks = replies.map((r) => this.#replyKey(r));
+    const asked =
+      marks.length === 0
+        ? []
+        : this.#connection.oneServer
+          ? [this.#connection.send(['MGET', ...marks])]
+          : marks.map((mark) => this.#connection.send(['GET', mark]));
+    const [bucket, ...answers] = await Promise.all([this.#connection.send(['HMGET', this.keyOf(key), 'v', 'd', 'f']), ...asked]);
+    const seen: unknown[] = this.#connection.oneServer && Array.isArray(answers[0]) ? (answers[0] as unknown[]) : answers;
+    const [version, data, faulted] = Array.isArray(bucket) ? (bucket as Array<string | null>) : [];
+    return {
+      version: typeof version === 'string' ? version : '0',
+      data: typeof data === 'string' ? data : null,
+      replies: replies.filter((_, i) => seen[i] !== null && seen[i] !== undefined),
+      faulted: typeof faulted === 'string',
+    };
   }
 
   /**
    * Writes a bucket if its version is still `expected`, and marks `replies`
-   * (fingerprints of replies observed) for other processes: the new version,
-   * or undefined when another process wrote first.
+   * (fingerprints of replies observed) for other processes, in the same
+   * round trip: the new version, or undefined when another process wrote
+   * first. A mark says a process observed that reply, true whether or not
+   * this write wins.
    */
   async write(key: Fingerprint, expected: string, data: string, replies: readonly Fingerprint[] = []): Promise<string | undefined> {
-    const client = await this.#ready();
     this.roundTrips++;
-    const version = await client
-      .nsiCas(this.keyOf(key), expected, data, this.#ttlMs, this.#replyKey(''), ...replies.map((r) => r.toString(36)))
-      .catch(rethrow);
-    return version ?? undefined;
+    const ttl = String(this.#ttlMs);
+    const [version] = await Promise.all([
+      runScript(this.#connection, WRITE_BUCKET, [this.keyOf(key)], [expected, data, ttl]),
+      ...replies.map((r) => this.#connection.send(['SET', this.#replyKey(r), '1', 'PX', ttl])),
+    ]);
+    return typeof version === 'string' ? version : undefined;
   }
 
-  /** The key marking a reply (by fingerprint) as observed by some process; with '' its prefix. */
-  #replyKey(reply: Fingerprint | ''): string {
-    return `${this.#prefix}:nsi:reply:${reply === '' ? '' : reply.toString(36)}`;
+  /**
+   * After a fault: marks `replies` observed (as `write` does) and the bucket
+   * as one a fault hid some replies of, in one round trip.
+   */
+  async markFault(key: Fingerprint, replies: readonly Fingerprint[]): Promise<void> {
+    this.roundTrips++;
+    const ttl = String(this.#ttlMs);
+    await Promise.all([
+      runScript(this.#connection, MARK_FAULT, [this.keyOf(key)], [ttl]),
+      ...replies.map((r) => this.#connection.send(['SET', this.#replyKey(r), '1', 'PX', ttl])),
+    ]);
   }
 
-  /** Closes the connection, if one was opened (the process never waits on it). */
+  /** The key marking a reply (by fingerprint) as observed by some process; hash-tagged on its own. */
+  #replyKey(reply: Fingerprint): string {
+    return `${this.#prefix}:nsi:reply:{${reply.toString(36)}}`;
+  }
+
+  /** Closes the connection, if the package opened it (the process never waits on it). */
   close(): void {
-    void this.#client?.then(
-      (client) => client.disconnect(),
-      () => {},
-    );
+    this.#connection.close();
   }
-
-  async #ready(): Promise<CasClient> {
-    const client = await (this.#client ??= createClient(this.#url));
-    if (client.status === 'ready') return client;
-    if (client.status === 'wait' || client.status === 'end' || client.status === 'close') {
-      this.#connecting ??= client.connect().finally(() => (this.#connecting = undefined));
-    }
-    if (this.#connecting !== undefined) await this.#connecting.catch(rethrow);
-    const status: string = client.status;
-    if (status !== 'ready') throw new StoreFailure('connection', `the store is ${status}`);
-    return client;
-  }
-}
-
-async function createClient(url: string): Promise<CasClient> {
-  let Redis: typeof import('ioredis').Redis;
-  try {
-    Redis = (await import('ioredis')).Redis;
-  } catch {
-    throw new StoreFailure('client', 'the shared store needs the ioredis package (npm install ioredis)');
-  }
-  const options: RedisOptions = {
-    lazyConnect: true,
-    // Nothing waits for a connection that is not there: a command then fails at once.
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    commandTimeout: COMMAND_TIMEOUT_MS,
-    connectTimeout: CONNECT_TIMEOUT_MS,
-    // No reconnect timer of ioredis's own (it would hold the process): the next check after the pause reconnects.
-    retryStrategy: () => null,
-  };
-  const client = new Redis(url, options) as CasClient;
-  // Failures are counted where a round trip fails; an unheard 'error' event would crash the app.
-  client.on('error', () => {});
-  // The connection never holds the process's exit.
-  client.on('connect', () => client.stream?.unref?.());
-  client.defineCommand('nsiCas', { numberOfKeys: 1, lua: CAS_SCRIPT });
-  return client;
-}
-
-/** Rethrows a client's error as a `StoreFailure` with its reason. */
-function rethrow(error: unknown): never {
-  if (error instanceof StoreFailure) throw error;
-  const message = error instanceof Error ? error.message : String(error);
-  const name = error instanceof Error ? error.name : '';
-  if (/timed out|timeout/i.test(message)) throw new StoreFailure('timeout', message);
-  if (name === 'ReplyError') throw new StoreFailure('script', message);
-  throw new StoreFailure('connection', message);
 }

@@ -7,6 +7,7 @@ import type { InvariantInstruments } from '../../telemetry/instruments';
 import { currentHost, type ImplicitLogOptions } from '../host';
 import { ImplicitLogs } from './implicit-logs';
 import { RedisBuckets } from './redis-buckets';
+import { connectionFor } from './redis-connection';
 import { SharedLogs } from './shared-logs';
 import { storeChoice, type StoreChoice } from './store-config';
 
@@ -28,7 +29,10 @@ export const DEFAULT_MAX_CONVERSATIONS = 1_000;
  */
 export const DEFAULT_IDLE_TIMEOUT_MS = 30 * 60 * 1000;
 
-let shared: { maxConversations: number; idleTimeoutMs: number; store: string; logs: ImplicitLog } | undefined;
+let shared: { maxConversations: number; idleTimeoutMs: number; store: StoreIdentity; logs: ImplicitLog } | undefined;
+
+/** A store's identity: the same URL (as written) or the same client object, under the same prefix. */
+type StoreIdentity = readonly [target: unknown, prefix: string];
 
 /** Whether the implicit log is on: the config's `enabled`, else the environment, else on. */
 export function implicitLogEnabled(options: ImplicitLogOptions | undefined): boolean {
@@ -41,8 +45,16 @@ export function implicitLogs(options: ImplicitLogOptions | undefined): ImplicitL
   const maxConversations = positive(options?.maxConversations) ?? DEFAULT_MAX_CONVERSATIONS;
   const idleTimeoutMs = positive(options?.idleTimeoutMs) ?? DEFAULT_IDLE_TIMEOUT_MS;
   const choice = storeOf(options);
-  const store = choice.kind === 'memory' ? 'memory' : `${choice.url}\u0000${choice.prefix}`;
-  if (shared?.maxConversations !== maxConversations || shared.idleTimeoutMs !== idleTimeoutMs || shared.store !== store) {
+  const store: StoreIdentity =
+    choice.kind === 'memory'
+      ? ['memory', '']
+      : [choice.target.kind === 'url' ? choice.target.written : choice.target.client, choice.prefix];
+  if (
+    shared?.maxConversations !== maxConversations ||
+    shared.idleTimeoutMs !== idleTimeoutMs ||
+    shared.store[0] !== store[0] ||
+    shared.store[1] !== store[1]
+  ) {
     if (shared?.logs instanceof SharedLogs) shared.logs.close();
     const instruments = (): InvariantInstruments => currentHost().instruments;
     const local = new ImplicitLogs({ maxConversations, idleTimeoutMs }, instruments);
@@ -53,7 +65,7 @@ export function implicitLogs(options: ImplicitLogOptions | undefined): ImplicitL
       logs:
         choice.kind === 'memory'
           ? local
-          : new SharedLogs(local, new RedisBuckets(choice.url, choice.prefix, idleTimeoutMs), idleTimeoutMs, instruments),
+          : new SharedLogs(local, new RedisBuckets(connectionFor(choice.target), choice.prefix, idleTimeoutMs), idleTimeoutMs, instruments),
     };
   }
   return shared.logs;

@@ -24,17 +24,28 @@ import type { Conversation } from './conversation';
 import { decodeBucket, encodeBucket, recordMeta } from './conversation-codec';
 import { MemoryConversationStore, type RecordedReply } from './conversation-store';
 import { reportDecision, type Decision, type ImplicitLogs, type ImplicitOutcome, type ReadRequest } from './implicit-logs';
-import { StoreFailure, type RedisBuckets, type StoreErrorReason } from './redis-buckets';
+import type { RedisBuckets } from './redis-buckets';
+import { fingerprintOf } from '../../invariant/fingerprint';
+import { StoreFailure, type StoreErrorReason } from './redis-connection';
+import { RETRY_AFTER_MS } from './redis-buckets';
 
 /** Records kept per bucket (the conversations and branches that start alike), the most recently used first. */
 export const MAX_RECORDS_PER_BUCKET = 64;
-/** Tries of a compare-and-set before the write is given up (counted as a `conflict`). */
-const TRIES = 3;
+/**
+ * Tries of a compare-and-set before the write is given up (counted as a
+ * `conflict`): enough for a handful of processes extending one bucket at
+ * once, each retry after a short random wait so they do not collide again.
+ */
+const TRIES = 10;
 /** The longest the caller's read of a reply waits for the store (the round trips are bounded themselves). */
 const SETTLE_LIMIT_MS = 1000;
 
 /** Assistant messages of a request asked about at most: were they replies another process observed? */
 const MAX_ASKED_REPLIES = 32;
+/** Buckets whose writes a fault kept out, remembered until the store answers (then marked); more are given up, counted. */
+const MAX_DEFERRED_BUCKETS = 1000;
+/** Replies remembered per such bucket, the latest kept. */
+const MAX_DEFERRED_REPLIES = 64;
 
 /** A request's own in-memory store, which also keeps the fingerprints of the replies recorded in it (for other processes). */
 class RequestStore extends MemoryConversationStore {
@@ -57,6 +68,11 @@ interface Written {
   version: string;
 }
 
+/** The fingerprint a reply message is marked under: as the implicit log fingerprints a request's messages. */
+function replyFingerprints(messages: readonly Message[]): Fingerprint[] {
+  return messages.map((message) => fingerprintOf(message, { ignoreToolResultName: true }));
+}
+
 /** The implicit log with its conversations in a shared store; the process's own `ImplicitLogs` is the fallback. */
 export class SharedLogs {
   readonly #logs: ImplicitLogs;
@@ -64,6 +80,14 @@ export class SharedLogs {
   readonly #idleTimeoutMs: number;
   readonly #instruments: () => InvariantInstruments;
   #down = false;
+  /**
+   * Writes a fault kept out, by bucket: the replies observed meanwhile. Once
+   * the store answers they are marked, with the bucket (mark-fault.ts), so
+   * that no process takes them for invented ones.
+   */
+  readonly #deferred = new Map<Fingerprint, Fingerprint[]>();
+  #flushing: Promise<void> | undefined;
+  #flushTimer: NodeJS.Timeout | undefined;
 
   constructor(logs: ImplicitLogs, buckets: RedisBuckets, idleTimeoutMs: number, instruments: () => InvariantInstruments) {
     this.#logs = logs;
@@ -106,7 +130,7 @@ export class SharedLogs {
       );
       return this.#logs.checkLocally(read, reaction, run);
     }
-    if (!this.#buckets.available(Date.now())) return this.#logs.checkLocally(read, reaction, run);
+    if (!this.#buckets.available(Date.now())) return this.#locally(read, reaction, run);
     // Reported later: the span the check belongs to is the one active now.
     const bound: CheckReaction = { ...reaction, span: reaction.span ?? trace.getActiveSpan() };
     const decided = this.#decide(read, runName(run), reaction.captureContent).then(
@@ -118,20 +142,103 @@ export class SharedLogs {
       },
       (error: unknown) => {
         this.#failed(error);
-        const pending = this.#logs.checkLocally(read, bound, run).pending;
-        return (messages: readonly Message[], stored?: readonly StoredReplyMessage[], context?: ReplyContext): void =>
+        const pending = this.#locally(read, bound, run).pending;
+        // After a lost race the store answers: the reply's mark is written before the caller reads it (bounded).
+        return (messages: readonly Message[], stored?: readonly StoredReplyMessage[], context?: ReplyContext): Promise<void> => {
           pending?.reply(messages, stored, context);
+          return this.#flush();
+        };
       },
     );
     let recorded: Promise<void> | undefined;
     return {
       pending: {
         reply: (messages, stored, context) => {
-          recorded = bounded(decided.then((reply) => reply(messages, stored, context)).catch((error: unknown) => this.#failed(error)));
+          recorded = bounded(
+            decided
+              .then((reply) => reply(messages, stored, context))
+              .catch((error: unknown) => {
+                // The reply did not reach the store: marked once it answers.
+                this.#defer(read.key, replyFingerprints(messages));
+                this.#failed(error);
+              }),
+          );
         },
         settled: () => recorded ?? bounded(decided),
       },
     };
+  }
+
+  /**
+   * Checks on the process's memory while the store cannot be used; the
+   * bucket and the replies observed are remembered, to be marked once the
+   * store answers.
+   */
+  #locally(read: ReadRequest, reaction: CheckReaction, run: RunKey | undefined): ImplicitOutcome {
+    const outcome = this.#logs.checkLocally(read, reaction, run);
+    this.#defer(read.key, []);
+    const pending = outcome.pending;
+    if (pending === undefined) return outcome;
+    return {
+      ...outcome,
+      pending: {
+        ...pending,
+        reply: (messages, stored, context) => {
+          this.#defer(read.key, replyFingerprints(messages));
+          pending.reply(messages, stored, context);
+        },
+      },
+    };
+  }
+
+  #defer(key: Fingerprint, replies: readonly Fingerprint[]): void {
+    const held = this.#deferred.get(key);
+    if (held !== undefined) {
+      held.push(...replies);
+      if (held.length > MAX_DEFERRED_REPLIES) held.splice(0, held.length - MAX_DEFERRED_REPLIES);
+    } else {
+      this.#deferred.set(key, replies.slice(-MAX_DEFERRED_REPLIES));
+      if (this.#deferred.size > MAX_DEFERRED_BUCKETS) {
+        this.#deferred.delete(this.#deferred.keys().next().value!);
+        this.#instruments().storeDegraded.add(1, { [ATTR_STORE_REASON]: 'write_dropped' });
+      }
+    }
+    // Tried again after the pause, even if no request comes.
+    this.#flushLater();
+  }
+
+  /** Flushes after the pause; the timer never holds the process. */
+  #flushLater(): void {
+    if (this.#flushTimer !== undefined) return;
+    this.#flushTimer = setTimeout(() => {
+      this.#flushTimer = undefined;
+      void this.#flush();
+    }, RETRY_AFTER_MS).unref();
+  }
+
+  /**
+   * Marks the buckets and replies a fault kept out, once the store may be
+   * tried; on a failure, again after the pause. Resolves when this flush
+   * is done (never rejects).
+   */
+  #flush(): Promise<void> {
+    if (this.#flushing !== undefined) return this.#flushing;
+    if (this.#deferred.size === 0) return Promise.resolve();
+    if (!this.#buckets.available(Date.now())) {
+      this.#flushLater();
+      return Promise.resolve();
+    }
+    return (this.#flushing = (async () => {
+      for (const [key, replies] of [...this.#deferred]) {
+        await this.#buckets.markFault(key, replies);
+        if (this.#deferred.get(key) === replies) this.#deferred.delete(key);
+      }
+    })()
+      .catch((error: unknown) => this.#failed(error))
+      .finally(() => {
+        this.#flushing = undefined;
+        if (this.#deferred.size > 0) void this.#flush();
+      }));
   }
 
   /** Loads the bucket, decides, writes back; on a lost race, again (the winner's change is then part of the decision). */
@@ -144,7 +251,7 @@ export class SharedLogs {
       const store = this.#requestStore(bucket.data);
       const dirty = new Set<Conversation>();
       store.onChange((c) => dirty.add(c));
-      const decision = this.#logs.decide(read, store, run, captureContent);
+      const decision = degraded(this.#logs.decide(read, store, run, captureContent), bucket.faulted, this.#instruments);
       // Recorded at once: a shared store is not used in strict mode, so the decision never refuses the request.
       const pending = decision.commit();
       const data = encodeBucket(store.newestFirst(), dirty, MAX_RECORDS_PER_BUCKET);
@@ -153,6 +260,7 @@ export class SharedLogs {
         dirty.clear();
         return { decision, pending, store, dirty, version };
       }
+      await backOff(attempt);
     }
     throw new StoreFailure('conflict', `lost the compare-and-set ${TRIES} times`);
   }
@@ -183,6 +291,7 @@ export class SharedLogs {
       const data = encodeBucket(records, changed, MAX_RECORDS_PER_BUCKET);
       const next = await this.#buckets.write(read.key, version, data, written.store.replies);
       if (next !== undefined) return;
+      await backOff(attempt);
       const bucket = await this.#buckets.load(read.key);
       version = bucket.version;
       records = mergeChanges(decoded(bucket.data), dirty, base);
@@ -203,7 +312,8 @@ export class SharedLogs {
       reportInternalError('the shared store', error, STEP_SKIPPED, this.#instruments());
       return;
     }
-    this.#buckets.pause(Date.now());
+    // A lost race is no fault of the store: it is not left alone for it.
+    if (error.reason !== 'conflict') this.#buckets.pause(Date.now());
     this.#instruments().storeErrors.add(1, { [ATTR_STORE_REASON]: error.reason });
     if (!this.#down) {
       this.#down = true;
@@ -216,7 +326,25 @@ export class SharedLogs {
 
   #recovered(): void {
     this.#down = false;
+    void this.#flush();
   }
+}
+
+/**
+ * The decision, unreported when the store's fault may be why it fails: in a
+ * bucket a fault hid replies of, a request whose only surplus is assistant
+ * messages cannot be told from one that carries replies the store never got
+ * (counted as an `unseen_reply` check). The one place that decides what a
+ * fault costs a check.
+ */
+function degraded(decision: Decision, faulted: boolean, instruments: () => InvariantInstruments): Decision {
+  const violation = decision.violation;
+  if (!faulted || violation === undefined || violation.kind !== 'extra_message') return decision;
+  if (violation.missingCount > 0 || violation.extraCount > violation.extra.length || violation.extra.some((s) => s.role !== 'assistant')) {
+    return decision;
+  }
+  instruments().storeDegraded.add(1, { [ATTR_STORE_REASON]: 'unseen_reply' });
+  return { ...decision, violation: undefined };
 }
 
 /** A bucket's records; one that cannot be read is a `decode` failure. */
@@ -258,6 +386,11 @@ function report(decision: Decision, reaction: CheckReaction): void {
   }
 }
 
+/** A short random wait after the `attempt`th lost compare-and-set (a few milliseconds), so racing processes spread out. */
+function backOff(attempt: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.random() * 2 * (attempt + 1)).unref());
+}
+
 /** Waits for `work`, at most `SETTLE_LIMIT_MS`; never rejects, and the timer never holds the process. */
 function bounded(work: Promise<unknown>): Promise<void> {
   return new Promise<void>((resolve) => {
@@ -295,11 +428,13 @@ function reasonText(reason: StoreErrorReason): string {
     case 'timeout':
       return 'timed out';
     case 'script':
-      return 'the update script failed';
+      return 'Redis answered a command with an error';
     case 'decode':
       return 'a record could not be read';
     case 'conflict':
       return 'too many concurrent updates';
+    case 'auth':
+      return "the server refused the URL's credentials, or asks for some it has not";
     case 'client':
       return 'the ioredis package is not installed';
   }

@@ -11,7 +11,7 @@ import { fingerprintOf, type Fingerprint } from '../../invariant/fingerprint';
 import { isEmptyContent } from '../../invariant/message-equality';
 import type { Message, ToolCall } from '../../model/messages';
 import type { StoredReplyMessage } from '../reply';
-import { Lru } from './lru';
+import { LatestSetMap } from './latest-set';
 
 const FINGERPRINT_OPTIONS = { ignoreToolResultName: true } as const;
 
@@ -32,7 +32,7 @@ export interface ReadRequest {
 
 /** Reply messages by the ids of the items they were stored as, for requests that refer to them. */
 export class StoredReplies {
-  readonly #byId = new Lru<string, { stored: StoredMessage; index: number }>(10_000);
+  readonly #byId = new LatestSetMap<string, { stored: StoredMessage; index: number }>(10_000);
 
   /** Remembers the items of a reply's messages (fingerprints and call ids only, no text). */
   record(messages: readonly StoredReplyMessage[]): void {

@@ -26,6 +26,10 @@ export function visibleSketch(message: unknown, captureContent: boolean): Messag
   return captureContent || !('preview' in s) ? s : { ...s, preview: null };
 }
 
+// The sketch and name tables' policy: cleared whole once past 10,000 entries. A
+// table only saves memory (a sketch is rebuilt the same when not found), so
+// dropping it costs a few allocations, and no per-read bookkeeping is paid.
+const MAX_INTERNED = 10_000;
 const interned = new Map<string, MessageSketch>();
 /** Sketches of unnamed user and assistant messages, by tool-call count (below `USUAL_CALLS`). */
 const USUAL_ROLES: Readonly<Record<string, MessageSketch[] | undefined>> = Object.assign(Object.create(null) as object, {
@@ -50,18 +54,18 @@ function contentFreeSketch(message: unknown): MessageSketch {
   const key = `${role}\u0000${toolCalls}\u0000${name}`;
   let shared = interned.get(key);
   if (shared === undefined) {
-    if (interned.size > 10_000) interned.clear();
+    if (interned.size > MAX_INTERNED) interned.clear();
     interned.set(key, (shared = Object.freeze({ role, preview: null, toolCalls, toolCallId, name })));
   }
   return shared;
 }
 
 const names = new Map<string, string>();
-/** One copy of each tool name the sketches keep (cleared past 10,000 names, as the sketch table is). */
+/** One copy of each tool name the sketches keep (cleared past `MAX_INTERNED` names, as the sketch table is). */
 function internedName(name: string): string {
   const kept = names.get(name);
   if (kept !== undefined) return kept;
-  if (names.size > 10_000) names.clear();
+  if (names.size > MAX_INTERNED) names.clear();
   names.set(name, name);
   return name;
 }
