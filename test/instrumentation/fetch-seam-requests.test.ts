@@ -28,7 +28,9 @@ beforeAll(async () => {
     req.on('end', () => {
       received.push(Buffer.concat(chunks));
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ id: 'c', choices: [{ index: 0, message: { role: 'assistant', content: 'Take one.' }, finish_reason: 'stop' }] }));
+      res.end(
+        JSON.stringify({ id: 'c', choices: [{ index: 0, message: { role: 'assistant', content: 'Take one.' }, finish_reason: 'stop' }] }),
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -125,11 +127,31 @@ describe('a plain fetch(new Request(...))', () => {
 
 describe('a Request with an init: the init members that are given win, as in fetch', () => {
   it.each([
-    ['the init body replaces the Request body', () => [new Request(base, { method: 'POST', body: chat('ghost') }), { body: chat('Umbrella in Lisbon?') }], 0, 'Umbrella in Lisbon?'],
+    [
+      'the init body replaces the Request body',
+      () => [new Request(base, { method: 'POST', body: chat('ghost') }), { body: chat('Umbrella in Lisbon?') }],
+      0,
+      'Umbrella in Lisbon?',
+    ],
     ['the init method and body on a GET Request', () => [new Request(base), { method: 'POST', body: chat('ghost') }], 1, 'ghost'],
-    ['the Request body with init headers only', () => [new Request(base, { method: 'POST', body: chat('ghost') }), { headers: json }], 1, 'ghost'],
-    ['an undefined init body keeps the Request body', () => [new Request(base, { method: 'POST', body: chat('ghost') }), { body: undefined }], 1, 'ghost'],
-    ['a null init body keeps the Request body', () => [new Request(base, { method: 'POST', body: chat('Umbrella in Lisbon?') }), { body: null }], 0, 'Umbrella in Lisbon?'],
+    [
+      'the Request body with init headers only',
+      () => [new Request(base, { method: 'POST', body: chat('ghost') }), { headers: json }],
+      1,
+      'ghost',
+    ],
+    [
+      'an undefined init body keeps the Request body',
+      () => [new Request(base, { method: 'POST', body: chat('ghost') }), { body: undefined }],
+      1,
+      'ghost',
+    ],
+    [
+      'a null init body keeps the Request body',
+      () => [new Request(base, { method: 'POST', body: chat('Umbrella in Lisbon?') }), { body: null }],
+      0,
+      'Umbrella in Lisbon?',
+    ],
   ] as Array<[string, () => [Request, RequestInit], number, string]>)('%s', async (_, make, violations, content) => {
     enable();
     const at = received.length;

@@ -65,7 +65,12 @@ export class SentRequest {
     } catch {
       return undefined;
     }
-    return { later: copy.arrayBuffer().then((bytes) => decoder.decode(bytes), () => undefined) };
+    return {
+      later: copy.arrayBuffer().then(
+        (bytes) => decoder.decode(bytes),
+        () => undefined,
+      ),
+    };
   }
 }
 
@@ -73,6 +78,12 @@ function bodyText(body: unknown): SentBody {
   if (typeof body === 'string') return { text: body };
   // Any view: the decoder reads the bytes it spans (the cast only satisfies the DOM typing).
   if (body instanceof ArrayBuffer || ArrayBuffer.isView(body)) return { text: decoder.decode(body as Uint8Array) };
-  if (typeof Blob === 'function' && body instanceof Blob) return { later: body.arrayBuffer().then((b) => decoder.decode(b), () => undefined) };
+  if (typeof Blob === 'function' && body instanceof Blob)
+    return {
+      later: body.arrayBuffer().then(
+        (b) => decoder.decode(b),
+        () => undefined,
+      ),
+    };
   return undefined;
 }
