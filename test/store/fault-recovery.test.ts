@@ -22,11 +22,12 @@ describe.skipIf(!installed)('after a fault of the store', () => {
   const { reaction, total } = harness;
   const process = (prefix: string, buckets?: RedisBuckets) => harness.process(prefix, buckets);
 
-  /** A request and its reply, as the seams run them: resolves once the reply is settled (written, or given up). */
+  /** A request and its reply, as the seams run them: resolves once the store has reported it and written it (or given up). */
   const exchange = async (logs: SharedLogs, messages: Message[], reply: Message): Promise<Message[]> => {
     const pending = logs.check({ provider: 'test', model: 'm', messages }, reaction).pending as PendingReply;
     pending.reply([reply]);
     await pending.settled?.();
+    await logs.whenIdle();
     return [...messages, reply];
   };
   const pastPause = () => new Promise((resolve) => setTimeout(resolve, RETRY_AFTER_MS + 400));
