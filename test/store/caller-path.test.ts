@@ -9,7 +9,6 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Message } from '../../src/model/messages';
-import type { PendingReply } from '../../src/request-path/reply';
 import { RETRY_AFTER_MS } from '../../src/request-path/implicit/redis-buckets';
 import { connectionFor } from '../../src/request-path/implicit/redis-connection';
 import { RedisBuckets } from '../../src/request-path/implicit/redis-buckets';
@@ -145,15 +144,10 @@ describe.skipIf(!installed)('the caller and the store', () => {
 
 describe.skipIf(!installed)('readers and writers off the caller path', () => {
   const harness = useSharedLogsHarness('caller-path');
-  const { reaction, total } = harness;
+  const { total } = harness;
 
-  /** A request and its reply as the seams run them: resolves when the caller would get the reply (settled), not later. */
-  const exchange = async (logs: SharedLogs, messages: Message[], reply: Message): Promise<Message[]> => {
-    const pending = logs.check({ provider: 'test', model: 'm', messages }, reaction).pending as PendingReply;
-    pending.reply([reply]);
-    await pending.settled?.();
-    return [...messages, reply];
-  };
+  /** A request and its reply: resolves when the caller would get the reply (settled), not later. */
+  const exchange = (logs: SharedLogs, messages: Message[], reply: Message) => harness.exchange(logs, messages, reply, false);
   /** A process whose compare-and-set writes Redis answers `ms` late (a slow network, a loaded Redis). */
   const slowWriter = (prefix: string, ms: number): SharedLogs => {
     const own = new Redis(harness.redis.port, '127.0.0.1');

@@ -6,7 +6,6 @@
 
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Message } from '../../src/model/messages';
-import type { PendingReply } from '../../src/request-path/reply';
 import type { SharedLogs } from '../../src/request-path/implicit/shared-logs';
 import { VIOLATION_METRIC } from '../../src/telemetry/semconv';
 import { setLogger } from '../../src/warnings';
@@ -27,18 +26,11 @@ function turn(k: number): { user: Message; call: Message; result: Message; answe
 
 describe.skipIf(!installed)('a rerun', () => {
   const harness = useSharedLogsHarness('rerun');
-  const { reaction, total } = harness;
+  const { total } = harness;
   const lines: string[] = [];
   afterEach(() => setLogger({ warn: () => {} }));
 
-  /** One request and its reply; resolves once the store has reported it and written it. */
-  const exchange = async (logs: SharedLogs, messages: Message[], reply: Message): Promise<Message[]> => {
-    const pending = logs.check({ provider: 'test', model: 'm', messages }, reaction).pending as PendingReply;
-    pending.reply([reply]);
-    await pending.settled?.();
-    await logs.whenIdle();
-    return [...messages, reply];
-  };
+  const exchange = harness.exchange;
   /** Runs turns `from`..`to` of the loop on `logs`, `fault` applied to the history before each request. */
   const run = async (logs: SharedLogs, history: Message[], turns: number, fault: (h: Message[]) => Message[] = (h) => h) => {
     for (let k = 1; k <= turns; k++) {
