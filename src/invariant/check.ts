@@ -8,6 +8,7 @@ import { isStableMessage } from './stable-messages';
 import { SessionLog } from '../log/session-log';
 import { firstOrphan } from '../log/tool-call-index';
 import { fingerprintOf } from './fingerprint';
+import { positionalCallIds } from './positional-call-ids';
 import { fieldsDiffering, messagesMatch } from './message-equality';
 import type { Message } from '../model/messages';
 import { sketch, type MessageSketch } from './sketch';
@@ -60,17 +61,32 @@ export function check(log: SessionLog, request: readonly Message[]): CheckResult
   return checkLog(log, request, true);
 }
 
+/**
+ * `check` for a request whose tool call ids are read by position
+ * (positional-call-ids.ts, docs/behaviour.md §4.3 rule 30): the fold is read
+ * the same way before it is compared, so an id the log holds and the wire
+ * format does not keep is no difference. Every message is compared.
+ */
+export function checkByPosition(log: SessionLog, request: readonly Message[]): CheckResult {
+  return checkLog(log, request, false, positionalCallIds);
+}
+
 /** @internal `check` comparing every message, remembering nothing (tests: the fast path must agree with it). */
 export function checkFully(log: SessionLog, request: readonly Message[]): CheckResult {
   return checkLog(log, request, false);
 }
 
-function checkLog(log: SessionLog, request: readonly Message[], remember: boolean): CheckResult {
+function checkLog(
+  log: SessionLog,
+  request: readonly Message[],
+  remember: boolean,
+  read: (messages: readonly Message[]) => readonly unknown[] = (messages) => messages,
+): CheckResult {
   try {
     if (!(log instanceof SessionLog)) return failed(invalidRequest('the log is not a SessionLog'));
     const unreadable = unreadableRequest(request);
     if (unreadable !== undefined) return failed(unreadable);
-    return checkAgainstFold(log._foldMessages(), request, remember ? log : undefined);
+    return checkAgainstFold(read(log._foldMessages()) as readonly Message[], read(request), remember ? log : undefined);
   } catch (error) {
     return failed(unreadableEntry(error));
   }

@@ -10,7 +10,7 @@
 // OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT), which the host reads
 // once, not per request (host.ts).
 
-import { check } from '../invariant/check';
+import { check, checkByPosition } from '../invariant/check';
 import { resolveMode, type Mode } from '../invariant/mode';
 import { getActiveSession, type SessionBinding } from '../invariant/session-binding';
 import { actOnCheck, type CheckReaction } from '../reaction/act-on-check';
@@ -165,7 +165,8 @@ function checkInOrder(
   }
   const reaction = reactionOf(context, request, call, seam);
   if (log !== undefined) {
-    actOnCheck(check(log, request.messages as readonly Message[]), reaction);
+    const messages = request.messages as readonly Message[];
+    actOnCheck(request.callIds === 'positional' ? checkByPosition(log, messages) : check(log, messages), reaction);
     return undefined;
   }
   return implicitLogs(settings.implicit)?.check(request, reaction).pending;

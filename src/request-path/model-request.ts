@@ -38,6 +38,13 @@ export interface ModelRequest {
    * one; the implicit log resolves them to the replies it observed.
    */
   references?: readonly string[] | undefined;
+  /**
+   * `positional` when the wire format's tool call ids are optional and not
+   * the model's (Gemini): `messages` carry ids by position
+   * (invariant/positional-call-ids.ts), and a bound log is read the same way
+   * before it is compared (docs/behaviour.md §4.3 rule 30).
+   */
+  callIds?: 'positional' | undefined;
   /** The request's own span, when the seam knows it; else the active span. */
   span?: Span | undefined;
   /** The wire format of the HTTP response, when the seam can read the model's reply from it. */

@@ -19,7 +19,8 @@ export interface FakeGemini {
 
 type Part = Record<string, unknown>;
 
-export async function startFakeGemini(): Promise<FakeGemini> {
+/** `callIds`: each function call carries an id (`call_<n>`), as the Gemini API sometimes sends; by default none. */
+export async function startFakeGemini(options: { callIds?: boolean } = {}): Promise<FakeGemini> {
   const received: FakeGemini['received'] = [];
   let counter = 0;
   const server: Server = createServer((req, res) => {
@@ -36,7 +37,7 @@ export async function startFakeGemini(): Promise<FakeGemini> {
         res.end(JSON.stringify({ error: { code: 404, message: `no route ${path}`, status: 'NOT_FOUND' } }));
         return;
       }
-      const parts = replyParts(++counter, body);
+      const parts = replyParts(++counter, body, options.callIds === true);
       if (match[1]) {
         res.writeHead(200, { 'content-type': query?.includes('alt=sse') ? 'text/event-stream' : 'application/json' });
         const pieces = streamed(parts);
@@ -70,14 +71,19 @@ export async function startFakeGemini(): Promise<FakeGemini> {
 }
 
 /** A function call when functions are offered and the last turn is the user's own text, else text. */
-function replyParts(id: number, body: Record<string, unknown>): Part[] {
+function replyParts(id: number, body: Record<string, unknown>, callIds: boolean): Part[] {
   const contents = (body.contents ?? []) as Array<{ role?: string; parts?: Part[] }>;
   const last = contents.at(-1);
   const tools = (body.tools ?? []) as Array<{ functionDeclarations?: Array<{ name: string }> }>;
   const declared = tools.flatMap((t) => t.functionDeclarations ?? []);
   const answersCall = (last?.parts ?? []).some((p) => p.functionResponse !== undefined);
   if (declared.length > 0 && last?.role === 'user' && !answersCall)
-    return [{ functionCall: { name: declared[0]!.name, args: { city: 'Lisbon' } }, thoughtSignature: `sig${id}` }];
+    return [
+      {
+        functionCall: { name: declared[0]!.name, args: { city: 'Lisbon' }, ...(callIds ? { id: `call_${id}` } : {}) },
+        thoughtSignature: `sig${id}`,
+      },
+    ];
   return [{ text: `Answer ${id}: it is sunny.` }];
 }
 

@@ -4,6 +4,7 @@
 // their own.
 
 import type { ModelRequest } from '../../request-path/model-request';
+import { positionalCallIds } from '../../invariant/positional-call-ids';
 import { fromGemini } from './adapter';
 
 /** `gen_ai.provider.name` of Gemini API requests, as the OpenTelemetry GenAI conventions name the provider. */
@@ -37,10 +38,11 @@ export function geminiBodyRequest(path: string, body: Record<string, unknown>): 
   const provider = VERTEX_PATH.test(path) ? VERTEX_PROVIDER : GEMINI_PROVIDER;
   const model = decodedModel(match[1]!);
   if (body.cachedContent != null) return { provider, model, messages: [], stateful: 'cachedContent' };
+  // Ids by position: an id the model did not send, or one a client library added or removed, is not history (rule 30).
   const messages = Array.isArray(body.contents)
-    ? fromGemini({ systemInstruction: body.systemInstruction, contents: body.contents })
+    ? positionalCallIds(fromGemini({ systemInstruction: body.systemInstruction, contents: body.contents }))
     : body.contents;
-  return { provider, model, messages, replyFormat: 'gemini.generateContent' };
+  return { provider, model, messages, replyFormat: 'gemini.generateContent', callIds: 'positional' };
 }
 
 function decodedModel(segment: string): string {

@@ -4,6 +4,7 @@
 import type { Message } from '../../model/messages';
 import { isObject } from '../../reading/canonical';
 import type { Reply, ReplyAssembler } from '../http/reply-assemblers';
+import { positionalCallIds } from '../../invariant/positional-call-ids';
 import { fromGeminiReply } from './adapter';
 
 /**
@@ -54,7 +55,10 @@ export function geminiAssembler(): ReplyAssembler {
       const finished = [...candidates.entries()].filter(([, state]) => state.done && state.parts.length > 0);
       if (finished.length === 0) return undefined;
       finished.sort(([a], [b]) => a - b);
-      const [main, ...rest] = finished.map(([, state]): Message[] => fromGeminiReply({ role: 'model', parts: state.parts }));
+      // Read as requests are: call ids by position (docs/behaviour.md §4.3 rule 30).
+      const [main, ...rest] = finished.map(
+        ([, state]) => positionalCallIds(fromGeminiReply({ role: 'model', parts: state.parts })) as Message[],
+      );
       if (candidates.has(0) && finished[0]![0] !== 0) return undefined; // candidate 0 has not finished yet
       return rest.length > 0 ? { messages: main!, siblings: rest } : { messages: main! };
     },
