@@ -276,6 +276,7 @@ describe('gemini wire format', () => {
       model,
       messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
       replyFormat: 'gemini.generateContent',
+      callIds: 'positional',
     });
   });
 
