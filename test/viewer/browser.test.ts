@@ -7,14 +7,14 @@
 // as docs/viewer.png with NOUS_UPDATE_SCREENSHOT=1 (else in a temporary folder,
 // so a test run leaves the checkout clean).
 
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeProvider, type FakeProvider } from '../support/fake-provider';
-import { PACKAGE_ROOT, appEnvironment, runNode } from '../support/run-node';
+import { PACKAGE_ROOT, runNode } from '../support/run-node';
+import { startViewerBin, type RunningViewer } from '../support/viewer-browser';
 import { requireProgram } from '../support/tools';
 import { findProgram } from '../../stack/native';
 
@@ -25,7 +25,7 @@ const PROMPTS = ['Umbrella in Lisbon?', 'And in Porto?', 'weather assistant', 'S
 const HOSTILE = '<img src=x onerror="window.__pwned=1">';
 
 let provider: FakeProvider;
-let viewer: ChildProcess;
+let viewer: RunningViewer;
 let pageUrl: string;
 let otlpUrl: string;
 let context: BrowserContext;
@@ -34,27 +34,11 @@ let profile: string;
 /** The list's text before any app ran: the empty page's start hint. */
 let emptyPage: string;
 
-/** Starts the package's bin on free ports; resolves once it prints where it listens. */
-function startBin(): Promise<void> {
-  viewer = spawn(process.execPath, ['dist/viewer/bin.js', 'view', '--port', '0', '--otlp-port', '0', '--jaeger', JAEGER], {
-    cwd: PACKAGE_ROOT,
-    env: appEnvironment(),
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let out = '';
-  return new Promise((resolve, reject) => {
-    viewer.on('exit', (code) => reject(new Error(`the viewer exited (${code}): ${out}`)));
-    viewer.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString('utf8');
-      const page = /viewer: (http:\/\/\S+)/.exec(out);
-      const otlp = /OTLP\/HTTP at (http:\/\/\S+)/.exec(out);
-      if (page && otlp) {
-        pageUrl = page[1]!;
-        otlpUrl = otlp[1]!;
-        resolve();
-      }
-    });
-  });
+/** Starts the package's bin on free ports, linking traces to JAEGER. */
+async function startBin(): Promise<void> {
+  viewer = await startViewerBin(['--jaeger', JAEGER]);
+  pageUrl = viewer.pageUrl;
+  otlpUrl = viewer.otlpUrl;
 }
 
 /** Runs an unmodified fixture app with its history bug, exporting to the viewer. */
@@ -133,7 +117,7 @@ describe.runIf(runs)('the viewer in chromium', () => {
 
   afterAll(async () => {
     await context?.close();
-    viewer?.kill();
+    viewer?.stop();
     await provider?.close();
     if (profile) rmSync(profile, { recursive: true, force: true });
   });

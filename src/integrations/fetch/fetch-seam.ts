@@ -3,12 +3,14 @@
 // Anthropic Messages, Gemini generateContent), which
 // is how the AI SDK's providers (every version) and any other client without
 // a hook of its own reach the model. It sees the body the provider was sent,
-// after every middleware. The request and the response are never altered:
-// each member of the request it needs is read once and fetch sends that
-// value (read-once.ts), and the reply is taken as the caller reads the
-// response (http/reply-reader.ts). Whatever fetch returns is returned as it
-// is. One wrap per process (fetch-registry.ts), so each request passes one
-// seam. A request made by an SDK client the client hook checks is left to
+// after every middleware, however the call is made (a URL and init, a
+// Request, or both: sent-request.ts). The request and the response are
+// never altered: each member of the request it needs is read once and fetch
+// sends that value (read-once.ts), a Request's body is read from a copy,
+// and the reply is taken as the caller reads the response
+// (http/reply-reader.ts). The body checked goes to the check as the string
+// it is (`ModelRequest.body`). Whatever fetch returns is returned as it is.
+// One wrap per process (fetch-registry.ts), so each request passes one seam. A request made by an SDK client the client hook checks is left to
 // that hook, so it is counted once. Strict mode refuses a request here
 // before it is sent: the call's promise rejects with the violation itself,
 // which the AI SDK's providers hand to the caller as it is, not retried (they
@@ -29,7 +31,7 @@ import type { Provider } from '../provider';
 import type { WireFormat } from '../wire-format';
 import { CLIENT_SEAMS, formatOfPath, mayBeModelURL as mayBeProviderURL } from '../providers';
 import { registerFetchObserver } from './fetch-registry';
-import { InitReader, urlMember } from './read-once';
+import { SentRequest } from './sent-request';
 
 type Fetch = typeof globalThis.fetch;
 
@@ -43,52 +45,89 @@ export function observeFetch(): () => void {
   return registerFetchObserver(observeCall);
 }
 
+/** What the seam awaits from a checked request: the reply, read in this format. */
+type Awaiting = { pending: PendingReply; format: ReplyFormat } | undefined;
+
 /** One fetch call: checked if it is a model request, made with the values checked, its reply observed as the caller reads it. */
 function observeCall(fetch: Fetch, thisArg: unknown, args: unknown[]): unknown {
   const [input, init] = args;
-  const reader = new InitReader(init);
-  let awaiting: ReturnType<typeof inspect>;
+  const sent = new SentRequest(input, init);
+  let inspected: Inspected;
   try {
-    awaiting = contained(SEAM.name, () => inspect(input, reader), undefined, { passThrough: isViolation });
+    inspected = contained(SEAM.name, () => inspect(input, sent), undefined, { passThrough: isViolation });
   } catch (violation) {
     // Strict mode: refused before it is sent; only the violation gets here (`passThrough`).
     return Promise.reject(violation);
   }
-  const passed = args.length >= 2 ? contained(SEAM.name, () => reader.passOn(init), init) : init;
-  const result: unknown = Reflect.apply(fetch, thisArg, passed === init ? args : [input, passed, ...args.slice(2)]);
-  if (awaiting) {
-    const observe = (response: unknown): void =>
-      contained(SEAM.name, () => observeReplyFor(response, awaiting.format, awaiting.pending), undefined);
-    // Only a promise of the engine's own is followed (its `then` has no effects); any other result goes back untouched.
-    // Registered before the caller gets the promise, so it runs before the caller reads the body.
-    if (result instanceof Promise) result.then(observe, () => {});
-    else observe(result);
-  }
-  return result;
+  const passed = args.length >= 2 ? contained(SEAM.name, () => sent.init.passOn(init), init) : init;
+  const send = (awaiting: Awaiting): unknown => {
+    const result: unknown = Reflect.apply(fetch, thisArg, passed === init ? args : [input, passed, ...args.slice(2)]);
+    if (awaiting) observeResult(result, awaiting);
+    return result;
+  };
+  if (inspected === undefined || !('later' in inspected)) return send(inspected);
+  // A body the seam reads from a copy (a Request's): checked once read, and only then sent, so strict mode still refuses first.
+  return inspected.later.then((text) => send(text === undefined ? undefined : check(inspected.ready, text)));
 }
 
-function inspect(input: unknown, init: InitReader): { pending: PendingReply; format: ReplyFormat } | undefined {
+/** Hands the reply in `result` (what fetch returned) to the check, as the caller reads it. */
+function observeResult(result: unknown, awaiting: NonNullable<Awaiting>): void {
+  const observe = (response: unknown): void =>
+    contained(SEAM.name, () => observeReplyFor(response, awaiting.format, awaiting.pending), undefined);
+  // Only a promise of the engine's own is followed (its `then` has no effects); any other result goes back untouched.
+  // Registered before the caller gets the promise, so it runs before the caller reads the body.
+  if (result instanceof Promise) result.then(observe, () => {});
+  else observe(result);
+}
+
+/** A model request the seam checks, before its body is read. */
+interface Ready {
+  path: string;
+  format: WireFormat;
+  version: string | null;
+  scope: ReturnType<typeof currentCallScope>;
+}
+
+/** The outcome of inspecting a call: nothing to await, the reply awaited, or a body still to read before the check. */
+type Inspected = Awaiting | { later: Promise<string | undefined>; ready: Ready };
+
+function inspect(input: unknown, sent: SentRequest): Inspected {
   if (!mayBeModelURL(input)) return undefined;
-  if (clientHookOwns(input, init)) return undefined; // decided without parsing the URL
-  const url = urlOf(input);
+  if (clientHookOwns(input, sent)) return undefined; // decided without parsing the URL
+  const url = urlOf(input, sent);
   if (url === undefined) return undefined;
   const found = formatOfPath(url.pathname);
   if (found === undefined) return undefined;
   const { provider, format } = found;
-  const method = init.get('method');
-  if (String(method ?? 'GET').toUpperCase() !== 'POST') return undefined;
-  const body = init.get('body');
-  if (typeof body !== 'string') return undefined;
-  const version = headerOf(init.get('headers') as RequestInit['headers'], VERSION_HEADER);
+  if (sent.method() !== 'POST') return undefined;
+  const version = headerOf(sent.headers() as RequestInit['headers'], VERSION_HEADER);
   if (checkedByClientHook(provider, version)) return undefined;
   const scope = currentCallScope();
   if (scope?.claimed) return undefined;
-  if (!checksRequests()) return undefined; // switched off: the body is not even parsed
-  const request = modelRequest(url.pathname, body, format.request);
-  if (request === undefined) return undefined;
-  if (scope) scope.seenBelow = true;
-  const pending = checkModelRequest(request, {}, version === null ? SEAM : RECORDING_SEAM);
-  return pending && request.replyFormat ? { pending, format: request.replyFormat } : undefined;
+  if (!checksRequests()) return undefined; // switched off: the body is not even read
+  const body = sent.body();
+  if (body === undefined) return undefined;
+  const ready: Ready = { path: url.pathname, format, version, scope };
+  if ('later' in body) return { later: body.later, ready };
+  return check(ready, body.text);
+}
+
+/** Checks the request `text` is, once its body is read; throws only strict mode's violation (contained otherwise). */
+function check(ready: Ready, text: string): Awaiting {
+  return contained(
+    SEAM.name,
+    () => {
+      const request = modelRequest(ready.path, text, ready.format.request);
+      if (request === undefined) return undefined;
+      // The string sent, for the implicit log's byte record (docs/performance.md).
+      request.body = { text, format: ready.format.name };
+      if (ready.scope) ready.scope.seenBelow = true;
+      const pending = checkModelRequest(request, {}, ready.version === null ? SEAM : RECORDING_SEAM);
+      return pending && request.replyFormat ? { pending, format: request.replyFormat } : undefined;
+    },
+    undefined,
+    { passThrough: isViolation },
+  );
 }
 
 /** The URL parser removes tabs and newlines, which could join a word a format looks for. */
@@ -99,11 +138,11 @@ function mayBeModelURL(input: unknown): boolean {
   return typeof input !== 'string' || REMOVED_BY_PARSER.test(input) || mayBeProviderURL(input);
 }
 
-function urlOf(input: unknown): URL | undefined {
+function urlOf(input: unknown, sent: SentRequest): URL | undefined {
   try {
     if (typeof input === 'string') return new URL(input);
     if (input instanceof URL) return input;
-    const url = urlMember(input);
+    const url = sent.url();
     if (typeof url === 'string') return new URL(url);
   } catch {
     // a relative or malformed URL: not a model API
@@ -168,8 +207,8 @@ function trimHTTP(value: string): string {
  * of a plain URL string (see `plainPath`) says which SDK. False when it
  * cannot tell: the URL is then parsed and asked again.
  */
-function clientHookOwns(input: unknown, init: InitReader): boolean {
-  const version = headerOf(init.get('headers') as RequestInit['headers'], VERSION_HEADER);
+function clientHookOwns(input: unknown, sent: SentRequest): boolean {
+  const version = headerOf(sent.headers() as RequestInit['headers'], VERSION_HEADER);
   if (version === null) return false;
   let hooked = 0;
   for (const seam of CLIENT_SEAMS) if (isHookedClient(seam.module, version)) hooked++;

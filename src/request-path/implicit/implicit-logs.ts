@@ -19,7 +19,7 @@ import type { PendingReply } from '../reply';
 import type { ModelRequest, SerialisedBody } from '../model-request';
 import { currentRun, type RunKey } from '../run';
 import { implicitConversationId, nextConversationNumber } from '../../log/conversation-id';
-import { Conversation } from './conversation';
+import type { Conversation } from './conversation';
 import { MemoryConversationStore, type ConversationStore, type StoreLimits } from './conversation-store';
 import { decide, endsInAssistant, type ReadRequest, type Seen } from './implicit-rules';
 import { orphanedToolResult } from './pairing';
@@ -27,6 +27,7 @@ import { mergePrefill } from './prefill';
 import { LatestSetMap } from './latest-set';
 import { StoredReplies } from './stored-replies';
 import { storedSketch } from './stored-sketches';
+import { branchAt, conversationOfRequest, extendWithRequest } from './conversation-writes';
 import { byteHasher } from './bytes/byte-hash';
 import { ByteConversations } from './bytes/byte-conversations';
 import { continuedByTail } from './byte-tail';
@@ -215,10 +216,11 @@ export class ImplicitLogs {
       number: ruling.number,
       unobservedReplies: ruling.unobservedReplies,
       commit: () => {
+        const write = { store, run, now, captureContent };
         const conversation =
           continued === undefined
-            ? this.#branch(store, seen, first, run, now, captureContent, ruling.number)
-            : this.#extend(store, continued.conversation, seen, continued.offset, run, now, captureContent);
+            ? conversationOfRequest(write, seen, first, ruling.number)
+            : extendWithRequest(write, continued.conversation, seen, continued.offset);
         decision.committed = conversation;
         return this.#pending(store, conversation, seen);
       },
@@ -265,10 +267,8 @@ export class ImplicitLogs {
         now,
       );
     } else {
-      const fingerprints = [...conversation.fingerprints.slice(0, held.length), ...added.fingerprints];
-      const sketches = conversation.sketches(held.length).concat(added.messages.map((m) => storedSketch(m, false)));
-      target = new Conversation(conversation.number, fingerprints, sketches, conversation.key, now, lastRequest);
-      this.#store.branch(target);
+      const sketches = added.messages.map((m) => storedSketch(m, false));
+      target = branchAt(this.#store, conversation, held.length, { fingerprints: added.fingerprints, sketches }, lastRequest, now);
     }
     return this.#pending(this.#store, target, added);
   }
@@ -298,48 +298,6 @@ export class ImplicitLogs {
     // A message the seam reuses from request to request (it never changes): fingerprinted once.
     if (slot !== undefined) return (slot.fingerprint ??= fingerprintOf(entry, FINGERPRINT_OPTIONS));
     return fingerprintOf(entry, FINGERPRINT_OPTIONS);
-  }
-
-  #extend(
-    store: ConversationStore,
-    conversation: Conversation,
-    seen: Seen,
-    offset: number,
-    run: RunKey | undefined,
-    now: number,
-    captureContent: boolean,
-  ): Conversation {
-    const from = offset + conversation.length;
-    store.extend(
-      conversation,
-      seen.fingerprints.slice(from),
-      seen.messages.slice(from).map((m) => storedSketch(m, captureContent)),
-      { run, length: seen.fingerprints.length - offset, prefill: endsInAssistant(seen), replyObserved: false },
-      now,
-    );
-    return conversation;
-  }
-
-  /** The request as it was sent becomes a conversation of its own: a new conversation, or a branch of a known one. */
-  #branch(
-    store: ConversationStore,
-    seen: Seen,
-    first: number,
-    run: RunKey | undefined,
-    now: number,
-    captureContent: boolean,
-    number: number,
-  ): Conversation {
-    const conversation = new Conversation(
-      number,
-      seen.fingerprints,
-      seen.messages.map((m) => storedSketch(m, captureContent)),
-      seen.fingerprints[first]!,
-      now,
-      { run, length: seen.messages.length, prefill: endsInAssistant(seen), replyObserved: false },
-    );
-    store.branch(conversation);
-    return conversation;
   }
 
   /**
@@ -374,14 +332,10 @@ export class ImplicitLogs {
 
   /** A branch of `conversation`: its first `base` messages, then `reply`, another choice the model sent for the same request. */
   #sibling(store: ConversationStore, conversation: Conversation, base: number, reply: readonly Message[]): void {
-    const added = reply.map((message) => fingerprintOf(message, FINGERPRINT_OPTIONS));
-    for (const fingerprint of added) this.#replies.set(fingerprint, true);
-    const fingerprints = [...conversation.fingerprints.slice(0, base), ...added];
-    const sketches = conversation.sketches(base).concat(reply.map((message) => storedSketch(message, false)));
-    const last = conversation.lastRequest;
-    store.branch(
-      new Conversation(conversation.number, fingerprints, sketches, conversation.key, this.#now(), { ...last, replyObserved: true }),
-    );
+    const fingerprints = reply.map((message) => fingerprintOf(message, FINGERPRINT_OPTIONS));
+    for (const fingerprint of fingerprints) this.#replies.set(fingerprint, true);
+    const sketches = reply.map((message) => storedSketch(message, false));
+    branchAt(store, conversation, base, { fingerprints, sketches }, { ...conversation.lastRequest, replyObserved: true }, this.#now());
   }
 }
 

@@ -72,17 +72,28 @@ interface PageConfig {
     while (items.size > config.capacity) items.delete(items.keys().next().value!);
   }
 
-  function fillSelect(id: string, values: readonly (string | undefined)[]): void {
+  // The one place that decides a filter's options: the values the page holds now (the kinds in legend order, then
+  // any other, the rest sorted), so they shrink as violations are dropped. The value chosen stays listed while it is
+  // chosen, even once nothing held has it, so a filter never changes under the user.
+  function fillSelect(id: string, values: readonly (string | undefined)[], first: readonly string[] = []): void {
     const select = byId<HTMLSelectElement>(id);
     const current = select.value;
-    const have = Array.from(select.options, (o) => o.value);
-    values.forEach((value) => {
-      if (value && have.indexOf(value) < 0) {
-        const o = el('option', '', value) as HTMLOptionElement;
-        o.value = value;
-        select.appendChild(o);
-        have.push(value);
-      }
+    const held = new Set(values.filter((value): value is string => typeof value === 'string' && value !== ''));
+    if (current) held.add(current);
+    const wanted = first
+      .filter((value) => held.has(value))
+      .concat(
+        Array.from(held)
+          .filter((value) => first.indexOf(value) < 0)
+          .sort(),
+      );
+    const have = Array.from(select.options, (o) => o.value).slice(1);
+    if (have.length === wanted.length && have.every((value, n) => value === wanted[n])) return;
+    while (select.options.length > 1) select.remove(1);
+    wanted.forEach((value) => {
+      const o = el('option', '', value) as HTMLOptionElement;
+      o.value = value;
+      select.appendChild(o);
     });
     select.value = current;
   }
@@ -101,6 +112,7 @@ interface PageConfig {
     fillSelect(
       'f-kind',
       all.map((v) => v.kind),
+      KINDS,
     );
     fillSelect(
       'f-service',
