@@ -13,7 +13,12 @@ import { SUPPORTED_VERSIONS, type SupportedPackage } from '../src/integrations/s
 const ROOT = join(__dirname, '..');
 const VERSIONS = join(ROOT, 'test/versions');
 const read = (path: string): string => readFileSync(join(ROOT, path), 'utf8');
-const manifest = (path: string) => JSON.parse(read(path)) as { dependencies?: Record<string, string>; devDependencies?: Record<string, string>; scripts?: Record<string, string> };
+const manifest = (path: string) =>
+  JSON.parse(read(path)) as {
+    dependencies?: Record<string, string>;
+    devDependencies?: Record<string, string>;
+    scripts?: Record<string, string>;
+  };
 const ENTRIES = Object.entries(SUPPORTED_VERSIONS) as Array<[string, SupportedPackage]>;
 
 /** The version `project` pins of `name`. */
@@ -80,7 +85,10 @@ describe('the table of supported versions', () => {
     for (const [, entry] of ENTRIES) {
       for (const { project } of entry.tested) {
         if (project === 'devDependency') continue;
-        expect(scripts.includes(`test/versions/${project}`) || suites.includes(`test/versions/${project}`), `${project} is run by nothing`).toBe(true);
+        expect(
+          scripts.includes(`test/versions/${project}`) || suites.includes(`test/versions/${project}`),
+          `${project} is run by nothing`,
+        ).toBe(true);
       }
     }
   });

@@ -83,7 +83,8 @@ export function layoutOf(kind: string, log: string | undefined, a: OtlpAttribute
     for (let k = 0; k < sketched; k++) {
       rows.push({
         request: k < Math.min(extraCount, SKETCHES) ? sketch(index + k, 'extra', extraRoles[k], extraPreviews[k], extraTools[k]) : null,
-        log: k < Math.min(missingCount, SKETCHES) ? sketch(index + k, 'missing', missingRoles[k], missingPreviews[k], missingTools[k]) : null,
+        log:
+          k < Math.min(missingCount, SKETCHES) ? sketch(index + k, 'missing', missingRoles[k], missingPreviews[k], missingTools[k]) : null,
       });
     }
     if (extraCount > SKETCHES || missingCount > SKETCHES) {

@@ -85,7 +85,8 @@ function stream(req: IncomingMessage, res: ServerResponse, store: ViolationStore
   res.on('error', drop);
   void (async () => {
     const held = store.list();
-    if (!res.write(frame('config', { jaeger: options.jaeger ?? null, capacity: options.capacity, otlp: options.otlpUrl ?? null }))) await drained(res);
+    if (!res.write(frame('config', { jaeger: options.jaeger ?? null, capacity: options.capacity, otlp: options.otlpUrl ?? null })))
+      await drained(res);
     for (const v of held) {
       if (!open) return;
       if (!res.write(frame('violation', v))) await drained(res);

@@ -148,7 +148,9 @@ describe.runIf(runs)('the viewer in chromium', () => {
     expect(await marked()).toEqual(['log 5 missing user', 'log 6 missing assistant', 'log 7 missing tool', 'log 8 missing assistant']);
     expect(await page.locator('#detail h3').allTextContents()).toEqual(['request (10 messages)', 'conversation so far (14 messages)']);
     // The missing tool result names its tool and the call it answered, in its row.
-    expect(await page.locator('#detail .cell.missing[data-role="tool"] .tool').textContent()).toMatch(/^tool get_weather · call id call_\S+$/);
+    expect(await page.locator('#detail .cell.missing[data-role="tool"] .tool').textContent()).toMatch(
+      /^tool get_weather · call id call_\S+$/,
+    );
     // A matching row says so; the surplus rows say what they are.
     expect(await page.locator('#detail .cell.same:not(.run)').first().textContent()).toMatch(/^#\d+ · matches$/);
     // The fix and the docs, as the stderr line gives them.
