@@ -148,16 +148,16 @@ describe.runIf(runs)('the viewer in chromium', () => {
     expect(await marked()).toEqual(['log 5 missing user', 'log 6 missing assistant', 'log 7 missing tool', 'log 8 missing assistant']);
     expect(await page.locator('#detail h3').allTextContents()).toEqual(['request (10 messages)', 'conversation so far (14 messages)']);
     // The missing tool result names its tool and the call it answered, in its row.
-    expect(await page.locator('#detail .cell.missing[data-role="tool"] .tool').textContent()).toMatch(
-      /^tool get_weather · call id call_\S+$/,
-    );
+    expect(await page.locator('#detail .cell.missing[data-role="tool"] .tool').textContent()).toMatch(/^get_weather · call id call_\S+$/);
     // A matching row says so; the surplus rows say what they are.
     expect(await page.locator('#detail .cell.same:not(.run)').first().textContent()).toMatch(/^#\d+ · matches$/);
     // The fix and the docs, as the stderr line gives them.
     const facts = await page.locator('#detail dt').allTextContents();
     expect(facts).toEqual(expect.arrayContaining(['explanation', 'fix', 'docs']));
     expect(await page.locator('#detail dd').nth(facts.indexOf('fix')).textContent()).toMatch(/^usually history trimming/);
-    expect(await page.locator('#detail dd a', { hasText: 'behaviour.md' }).getAttribute('href')).toBe(
+    const docs = page.locator('#detail dd a', { hasText: 'behaviour.md' });
+    expect(await docs.textContent()).toBe('docs/behaviour.md#missing_message');
+    expect(await docs.getAttribute('href')).toBe(
       'https://github.com/nous-session-invariant/nous-session-invariant/blob/main/docs/behaviour.md#missing_message',
     );
     // The README's screenshot, taken here so it stays true: tall enough to show the last MISSING row.
@@ -218,7 +218,7 @@ describe.runIf(runs)('the viewer in chromium', () => {
 
   it('the trace id links to Jaeger, and the span id is shown', async () => {
     await select('app-order');
-    const link = page.locator('#detail a');
+    const link = page.locator('#detail a', { hasText: /^[0-9a-f]{32}$/ });
     const traceId = await link.textContent();
     expect(traceId).toMatch(/^[0-9a-f]{32}$/);
     expect(await link.getAttribute('href')).toBe(`${JAEGER}/trace/${traceId}`);

@@ -176,7 +176,8 @@ interface PageConfig {
   function startHint(): HTMLElement {
     const hint = el('div', 'empty');
     hint.appendChild(el('p', '', 'No violations yet. Start your app with the package and its telemetry sent here:'));
-    const endpoint = config.otlp || 'http://localhost:4318';
+    // The viewer names its receiver; an older one did not: its default port, on this page's host.
+    const endpoint = config.otlp || location.protocol + '//' + location.hostname + ':4318';
     hint.appendChild(
       el(
         'pre',
@@ -263,10 +264,18 @@ interface PageConfig {
     return a;
   }
 
+  /** The docs section as a link, shown as its path and section (`docs/behaviour.md#missing_message`). */
   function docsLink(href: string | undefined): HTMLElement | null {
-    if (!href || !/^https:\/\//.test(href)) return null;
-    const a = el('a', '', href.replace(/^https:\/\/github\.com\//, '')) as HTMLAnchorElement;
-    a.href = href;
+    if (!href) return null;
+    let url: URL;
+    try {
+      url = new URL(href);
+    } catch {
+      return null;
+    }
+    if (url.protocol !== 'https:') return null;
+    const a = el('a', '', url.pathname.split('/').slice(-2).join('/') + url.hash) as HTMLAnchorElement;
+    a.href = url.href;
     a.target = '_blank';
     a.rel = 'noopener noreferrer';
     return a;
@@ -326,7 +335,7 @@ interface PageConfig {
     else label = where + (cell.role ? ' ' + cell.role : '') + (cell.mark === 'same' ? ' · matches' : '');
     node.appendChild(el('span', '', label));
     if (cell.toolName || cell.toolCallId) {
-      const tool = [cell.toolName ? 'tool ' + cell.toolName : '', cell.toolCallId ? 'call id ' + cell.toolCallId : ''].filter(Boolean);
+      const tool = [cell.toolName || '', cell.toolCallId ? 'call id ' + cell.toolCallId : ''].filter(Boolean);
       node.appendChild(el('span', 'tool', tool.join(' · ')));
     }
     if (cell.mark === 'missing' || cell.mark === 'extra' || cell.mark === 'moved') node.appendChild(el('span', 'mark', cell.mark));
