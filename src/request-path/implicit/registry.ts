@@ -29,7 +29,17 @@ export const DEFAULT_MAX_CONVERSATIONS = 1_000;
  */
 export const DEFAULT_IDLE_TIMEOUT_MS = 30 * 60 * 1000;
 
-let shared: { maxConversations: number; idleTimeoutMs: number; store: StoreIdentity; logs: ImplicitLog; close?: () => void } | undefined;
+/** The implicit log in use; with a shared store, how to close it and wait for its pending work (its modules stay unloaded otherwise). */
+let shared:
+  | {
+      maxConversations: number;
+      idleTimeoutMs: number;
+      store: StoreIdentity;
+      logs: ImplicitLog;
+      close?: () => void;
+      whenIdle?: () => Promise<void>;
+    }
+  | undefined;
 
 /** A store's identity: the same URL (as written) or the same client object, under the same prefix. */
 type StoreIdentity = readonly [target: unknown, prefix: string];
@@ -61,7 +71,7 @@ export function implicitLogs(options: ImplicitLogOptions | undefined): ImplicitL
     if (choice.kind === 'memory') shared = { maxConversations, idleTimeoutMs, store, logs: local };
     else {
       const logs = sharedLogs(local, choice, idleTimeoutMs, instruments);
-      shared = { maxConversations, idleTimeoutMs, store, logs, close: () => logs.close() };
+      shared = { maxConversations, idleTimeoutMs, store, logs, close: () => logs.close(), whenIdle: () => logs.whenIdle() };
     }
   }
   return shared.logs;
@@ -84,6 +94,15 @@ function sharedLogs(
 ): SharedLogs {
   const { SharedLogs, RedisBuckets, connectionFor } = sharedStore();
   return new SharedLogs(local, new RedisBuckets(connectionFor(choice.target), choice.prefix, idleTimeoutMs), idleTimeoutMs, instruments);
+}
+
+/**
+ * Resolves once the shared store has reported every check and landed (or
+ * given up) every write it owes: its work runs off the callers' paths, and
+ * tests read its results only after it. At once with the store in memory.
+ */
+export function implicitStoreIdle(): Promise<void> {
+  return shared?.whenIdle?.() ?? Promise.resolve();
 }
 
 /** The store for these options, resolved once per options object (the instrumentation's is one per enable() or setConfig()). */
