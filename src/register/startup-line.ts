@@ -4,7 +4,7 @@
 // replicas see). A process on the defaults starts silently.
 
 import { MODE_ENV_VAR, readEnvFlag, resolveMode } from '../invariant/mode';
-import { IMPLICIT_ENV_VAR } from '../request-path/implicit/registry';
+import { IMPLICIT_ENV_VAR } from '../request-path/host';
 import { storeChoice } from '../request-path/implicit/store-config';
 
 /** The start-up line for `env`, without the package's prefix, or undefined when there is nothing worth a line. */

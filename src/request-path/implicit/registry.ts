@@ -4,7 +4,7 @@
 
 import { readEnvFlag } from '../../invariant/mode';
 import type { InvariantInstruments } from '../../telemetry/instruments';
-import { currentHost, type ImplicitLogOptions } from '../host';
+import { currentHost, IMPLICIT_ENV_VAR, type ImplicitLogOptions } from '../host';
 import { ImplicitLogs } from './implicit-logs';
 import { RedisBuckets } from './redis-buckets';
 import { connectionFor } from './redis-connection';
@@ -14,8 +14,6 @@ import { storeChoice, type StoreChoice } from './store-config';
 /** What the request path asks of the implicit log, kept in this process's memory or in a shared store. */
 export type ImplicitLog = Pick<ImplicitLogs, 'check' | 'continueHeld' | 'size'> & Partial<Pick<ImplicitLogs, 'checkBytes'>>;
 
-/** `NOUS_SESSION_INVARIANT_IMPLICIT=off` turns the implicit log off; bound sessions are still checked. */
-export const IMPLICIT_ENV_VAR = 'NOUS_SESSION_INVARIANT_IMPLICIT';
 /**
  * Conversations the implicit log keeps at most, when
  * `implicit.maxConversations` is not a positive finite number
@@ -69,6 +67,15 @@ export function implicitLogs(options: ImplicitLogOptions | undefined): ImplicitL
     };
   }
   return shared.logs;
+}
+
+/**
+ * Resolves once the shared store has reported every check and landed (or
+ * given up) every write it owes: its work runs off the callers' paths, and
+ * tests read its results only after it. At once with the store in memory.
+ */
+export function implicitStoreIdle(): Promise<void> {
+  return shared?.logs instanceof SharedLogs ? shared.logs.whenIdle() : Promise.resolve();
 }
 
 /** The store for these options, resolved once per options object (the instrumentation's is one per enable() or setConfig()). */
