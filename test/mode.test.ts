@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MODES, resolveMode, setLogger } from '../src/index';
-import { isTestEnvironment } from '../src/invariant/mode';
+import { isTestEnvironment } from '../src/environment';
 import { resetWarnings } from '../src/warnings';
 
 const warn = vi.fn();

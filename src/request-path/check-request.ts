@@ -10,7 +10,8 @@
 // OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT).
 
 import { check } from '../invariant/check';
-import { resolveMode, type Mode } from '../invariant/mode';
+import type { Mode } from '../invariant/mode';
+import { resolveMode } from '../reaction/resolve-mode';
 import { getActiveSession, type SessionBinding } from '../invariant/session-binding';
 import { actOnCheck, captureContentFromEnv, type CheckReaction } from '../reaction/act-on-check';
 import { contentCaptureOption } from '../reaction/content-capture-option';

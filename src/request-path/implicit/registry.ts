@@ -2,7 +2,7 @@
 // settings (defaults in docs/behaviour.md §8.6), or none when it is
 // switched off.
 
-import { readEnvFlag } from '../../invariant/mode';
+import { booleanFromEnv } from '../../environment';
 import type { InvariantInstruments } from '../../telemetry/instruments';
 import { currentHost, type ImplicitLogOptions } from '../host';
 import { ImplicitLogs } from './implicit-logs';
@@ -36,7 +36,7 @@ type StoreIdentity = readonly [target: unknown, prefix: string];
 
 /** Whether the implicit log is on: the config's `enabled`, else the environment, else on. */
 export function implicitLogEnabled(options: ImplicitLogOptions | undefined): boolean {
-  return options?.enabled ?? readEnvFlag(IMPLICIT_ENV_VAR) ?? true;
+  return options?.enabled ?? booleanFromEnv(IMPLICIT_ENV_VAR, true, 'the implicit log');
 }
 
 /** The implicit log for these settings, or undefined when it is off. */
