@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeBucket } from '../../src/request-path/implicit/conversation-codec';
 import { RETRY_AFTER_MS } from '../../src/request-path/implicit/redis-buckets';
+import { implicitStoreIdle } from '../../src/request-path/implicit/registry';
 import { useInstrumentedProvider } from '../support/instrumented';
 import { redisInstalled, startRedis, type RedisServer } from '../support/redis';
 import { storeCalls, type LoopMessage } from '../support/store-calls';
@@ -72,13 +73,14 @@ describe.skipIf(!installed)('the shared store, failing open', () => {
     },
   );
 
-  it('a streamed reply is in the store when the caller has read the stream (the SDK cancels at its last event)', async () => {
+  it('a streamed reply the SDK cancels at its last event reaches the store (written after the caller has it)', async () => {
     await pastPause();
     const history: LoopMessage[] = [{ role: 'user', content: 'stream PROMPT-TEXT one' }];
     const stream = await client().chat.completions.create({ model: 'gpt-test', messages: history as never, stream: true });
     let text = '';
     for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
     expect(text).not.toBe('');
+    await implicitStoreIdle();
     const records = (await Promise.all((await keys()).map(async (key) => decodeBucket(await redis.client.hget(key, 'd'))))).flat();
     const mine = records.find((r) => r.length === 2 && r.lastRequest.length === 1);
     expect(mine?.lastRequest).toMatchObject({ length: 1, replyObserved: true });

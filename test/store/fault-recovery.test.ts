@@ -7,9 +7,7 @@
 
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../src/model/messages';
-import type { PendingReply } from '../../src/request-path/reply';
 import { RETRY_AFTER_MS, type RedisBuckets } from '../../src/request-path/implicit/redis-buckets';
-import type { SharedLogs } from '../../src/request-path/implicit/shared-logs';
 import { fingerprintOf } from '../../src/invariant/fingerprint';
 import { STORE_DEGRADED_METRIC, VIOLATION_METRIC } from '../../src/telemetry/semconv';
 import { redisBuckets, redisInstalled } from '../support/redis';
@@ -19,16 +17,10 @@ const installed = redisInstalled('the shared store recovering from faults agains
 
 describe.skipIf(!installed)('after a fault of the store', () => {
   const harness = useSharedLogsHarness('faults');
-  const { reaction, total } = harness;
+  const { total } = harness;
   const process = (prefix: string, buckets?: RedisBuckets) => harness.process(prefix, buckets);
 
-  /** A request and its reply, as the seams run them: resolves once the reply is settled (written, or given up). */
-  const exchange = async (logs: SharedLogs, messages: Message[], reply: Message): Promise<Message[]> => {
-    const pending = logs.check({ provider: 'test', model: 'm', messages }, reaction).pending as PendingReply;
-    pending.reply([reply]);
-    await pending.settled?.();
-    return [...messages, reply];
-  };
+  const exchange = harness.exchange;
   const pastPause = () => new Promise((resolve) => setTimeout(resolve, RETRY_AFTER_MS + 400));
 
   it(

@@ -102,17 +102,16 @@ describe.skipIf(!installed)('store URLs and failure reasons', () => {
     expect(violations()).toEqual([]);
   });
 
-  it('a server that answers 2 s late is counted as a timeout, not a connection failure', { timeout: 20_000 }, async () => {
+  it('a server that answers 3 s late is counted as a timeout, not a connection failure', { timeout: 20_000 }, async () => {
     const redis = await server();
     const before = await storeErrors();
     redis.pause();
     try {
       store(redis.url, 'late');
-      const started = performance.now();
-      await turn([], 'late PROMPT-TEXT one');
-      expect(performance.now() - started).toBeLessThan(2_000);
+      // The caller's time (the store's late answer is waited for after it, to read the counters).
+      expect(await turn([], 'late PROMPT-TEXT one')).toBeLessThan(3_000);
     } finally {
-      setTimeout(() => redis.resume(), 2_000);
+      setTimeout(() => redis.resume(), 3_000);
     }
     // Counted as a timeout (once per try: a loaded machine may let the pause pass between the turn's two calls), never as a connection failure.
     const after = await storeErrors();

@@ -4,7 +4,9 @@
 
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import { afterAll, beforeAll } from 'vitest';
+import type { Message } from '../../src/model/messages';
 import type { CheckReaction } from '../../src/reaction/act-on-check';
+import type { PendingReply } from '../../src/request-path/reply';
 import { ImplicitLogs } from '../../src/request-path/implicit/implicit-logs';
 import type { RedisBuckets } from '../../src/request-path/implicit/redis-buckets';
 import { SharedLogs } from '../../src/request-path/implicit/shared-logs';
@@ -26,6 +28,12 @@ export interface SharedLogsHarness {
   process(prefix: string, buckets?: RedisBuckets): SharedLogs;
   /** A counter's total over its series. */
   total(metric: string): Promise<number>;
+  /**
+   * A request and its reply, as the seams run them, on a warn-mode reaction:
+   * resolves once the store has reported it and written it (or given up);
+   * with `idle` false, when the caller would get the reply (settled).
+   */
+  exchange(logs: SharedLogs, messages: Message[], reply: Message, idle?: boolean): Promise<Message[]>;
 }
 
 /** Starts redis-server before the enclosing describe block's tests; closes the processes and stops it after them. */
@@ -56,6 +64,13 @@ export function useSharedLogsHarness(meterName: string): SharedLogsHarness {
       );
       opened.push(logs);
       return logs;
+    },
+    async exchange(logs: SharedLogs, messages: Message[], reply: Message, idle = true): Promise<Message[]> {
+      const pending = logs.check({ provider: 'test', model: 'm', messages }, harness.reaction).pending as PendingReply;
+      pending.reply([reply]);
+      await pending.settled?.();
+      if (idle) await logs.whenIdle();
+      return [...messages, reply];
     },
     async total(name: string): Promise<number> {
       const { resourceMetrics } = await reader.collect();

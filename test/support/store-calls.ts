@@ -4,6 +4,7 @@
 
 import { VIOLATION_EVENT } from '../../src/index';
 import { STORE_ERROR_METRIC } from '../../src/telemetry/semconv';
+import { implicitStoreIdle } from '../../src/request-path/implicit/registry';
 import type { InstrumentedSuite } from './instrumented';
 
 export type LoopMessage = { role: string; content?: string | null; tool_calls?: Array<{ id: string }>; tool_call_id?: string };
@@ -14,7 +15,11 @@ export function storeCalls(suite: InstrumentedSuite) {
   const client = () => new suite.env.openai.OpenAI({ apiKey: 'test-key', baseURL: suite.server.openaiBaseURL, maxRetries: 0 });
   return {
     client,
-    /** One user message through the agent loop (a tool call, its result, the answer); its duration. */
+    /**
+     * One user message through the agent loop (a tool call, its result, the
+     * answer); its duration, as the caller saw it. Resolves once the store
+     * has reported its checks and done its writes (off the caller's path).
+     */
     async turn(history: LoopMessage[], text: string): Promise<number> {
       const started = performance.now();
       history.push({ role: 'user', content: text });
@@ -25,7 +30,9 @@ export function storeCalls(suite: InstrumentedSuite) {
         if (!reply.tool_calls) break;
         for (const call of reply.tool_calls) history.push({ role: 'tool', tool_call_id: call.id, content: 'PROMPT-TEXT a result' });
       }
-      return performance.now() - started;
+      const took = performance.now() - started;
+      await implicitStoreIdle();
+      return took;
     },
     /** The store's errors so far, by reason. */
     async storeErrors(): Promise<Record<string, number>> {

@@ -120,9 +120,20 @@ export class ImplicitLogs {
     return this.checkLocally(read, reaction, currentRun(), request.references === undefined ? request.body : undefined);
   }
 
-  /** A request read by `read`, decided against this process's own conversations and reported. */
-  checkLocally(read: ReadRequest, reaction: CheckReaction, run: RunKey | undefined, body?: SerialisedBody): ImplicitOutcome {
-    const decision = this.decide(read, this.#store, run, reaction.captureContent);
+  /**
+   * A request read by `read`, decided against this process's own
+   * conversations and reported; `vet` may withhold a violation first (the
+   * shared store's fallback does, shared-logs.ts).
+   */
+  checkLocally(
+    read: ReadRequest,
+    reaction: CheckReaction,
+    run: RunKey | undefined,
+    body?: SerialisedBody,
+    vet?: (decision: Decision) => Decision,
+  ): ImplicitOutcome {
+    const decided = this.decide(read, this.#store, run, reaction.captureContent);
+    const decision = vet === undefined ? decided : vet(decided);
     const violation = reportDecision(decision, reaction);
     const pending = decision.commit();
     // A request the rules passed, sent as bytes: the next one that extends them is read only in its new elements.

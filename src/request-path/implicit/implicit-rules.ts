@@ -258,7 +258,7 @@ class SharedPrefixes {
  * is not compared, so they say nothing about where a request rejoins.
  */
 function rejoined(candidates: readonly Conversation[], prefixes: SharedPrefixes, seen: Seen, captureContent: boolean): Found | undefined {
-  let best: { conversation: Conversation; shared: number; last: number; carried: number } | undefined;
+  let best: { conversation: Conversation; shared: number; last: number; carried: number; reaches: boolean } | undefined;
   for (let k = 0; k < candidates.length; k++) {
     const conversation = candidates[k]!;
     const offset = prefixes.offset(k);
@@ -269,18 +269,26 @@ function rejoined(candidates: readonly Conversation[], prefixes: SharedPrefixes,
     const later = new Set<Fingerprint>();
     for (let j = shared; j < conversation.length; j++)
       if (conversation.fingerprints[j] !== SYSTEM_FINGERPRINT) later.add(conversation.fingerprints[j]!);
+    const end = conversation.fingerprints[conversation.length - 1];
     let last = -1;
     let carried = 0;
+    let reaches = false;
     for (let i = offset + shared; i < seen.fingerprints.length; i++) {
       if (!later.has(seen.fingerprints[i]!)) continue;
       last = i;
       carried++;
+      if (seen.fingerprints[i] === end) reaches = true;
     }
     if (last < 0) continue;
-    // Of branches that share as much, the one whose later messages the request carries most of explains it best (a
-    // sibling choice or a regenerate the app did not continue with shares the start, not what follows).
-    if (best === undefined || shared > best.shared || carried > best.carried || (carried === best.carried && last > best.last))
-      best = { conversation, shared, last, carried };
+    // Of branches that share as much, one the request carries up to its last message is the one it continues: an
+    // alike conversation that went further (the run before a rerun) was passed, not continued. Then the one whose later
+    // messages the request carries most of explains it best (a sibling choice or a regenerate the app did not continue
+    // with shares the start, not what follows).
+    const better =
+      best === undefined ||
+      shared > best.shared ||
+      (reaches !== best.reaches ? reaches : carried > best.carried || (carried === best.carried && last > best.last));
+    if (better) best = { conversation, shared, last, carried, reaches };
   }
   if (best === undefined) return undefined;
   const violation = reconstructionFailure(

@@ -8,7 +8,7 @@
 // the process's memory until the pause after it has passed.
 
 import type { Fingerprint } from '../../invariant/fingerprint';
-import type { RedisConnection } from './redis-connection';
+import { StoreFailure, type RedisConnection } from './redis-connection';
 import { runScript } from './redis-scripts/script';
 import { MARK_FAULT } from './redis-scripts/mark-fault';
 import { WRITE_BUCKET } from './redis-scripts/write-bucket';
@@ -21,7 +21,7 @@ export interface Bucket {
   faulted: boolean;
 }
 
-/** After a failure, the store is left alone this long (checks use the process's memory), then tried again. */
+/** After a failure, the store is left alone this long (checks use the process's memory), then probed again. */
 export const RETRY_AFTER_MS = 1000;
 
 /** Buckets of conversation records in Redis, one key per "starts like" key, under a prefix. */
@@ -29,6 +29,12 @@ export class RedisBuckets {
   readonly #connection: RedisConnection;
   readonly #prefix: string;
   readonly #ttlMs: number;
+  /**
+   * Known down since a failure: no request uses the store until a probe
+   * (off every request's path) finds it answering. The one place that
+   * decides whether a request may try the store.
+   */
+  #down = false;
   #pausedUntil = 0;
   /** Round trips made, one per wait on Redis however many commands it carried (benchmarks and tests read it). */
   roundTrips = 0;
@@ -45,14 +51,36 @@ export class RedisBuckets {
     return `${this.#prefix}:nsi:conv:{${key.toString(36)}}`;
   }
 
-  /** Whether the store may be tried now (not within the pause after a failure). */
-  available(now: number): boolean {
-    return now >= this.#pausedUntil;
+  /** Whether a request may use the store now: not known to be down. */
+  available(_now: number): boolean {
+    return !this.#down;
   }
 
-  /** A failure happened at `now`: leave the store alone for a while. */
+  /** A failure happened at `now`: the store is down until a probe after the pause finds it answering. */
   pause(now: number): void {
+    this.#down = true;
     this.#pausedUntil = now + RETRY_AFTER_MS;
+  }
+
+  /**
+   * Whether the store may be used again: true at once when it is not known
+   * to be down; false within the pause; after it, one `PING` (its own
+   * deadline bounds it) decides: any answer, an error reply too, says the
+   * server is there, and a failure to reach it (or to be let in) is thrown,
+   * as a round trip's failure is.
+   */
+  async probe(now: number): Promise<boolean> {
+    if (!this.#down) return true;
+    if (now < this.#pausedUntil) return false;
+    this.#pausedUntil = now + RETRY_AFTER_MS;
+    try {
+      await this.#connection.send(['PING']);
+    } catch (error) {
+      const reason = error instanceof StoreFailure ? error.reason : 'connection';
+      if (reason === 'connection' || reason === 'timeout' || reason === 'client' || reason === 'auth') throw error;
+    }
+    this.#down = false;
+    return true;
   }
 
   /**

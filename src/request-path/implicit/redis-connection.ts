@@ -26,10 +26,15 @@ export class StoreFailure extends Error {
   }
 }
 
-/** How long one command may take; Redis answers in about a millisecond. */
-export const COMMAND_TIMEOUT_MS = 500;
-/** How long a connection may take to open (and to pass its ready check). */
-export const CONNECT_TIMEOUT_MS = 1000;
+/**
+ * How long one command may take; Redis answers in about a millisecond. No
+ * caller waits for it (shared-logs.ts): it bounds how late a check is
+ * reported, and how soon a store that stopped answering is found down. A
+ * loaded machine's Redis that answers within it is not taken for down.
+ */
+export const COMMAND_TIMEOUT_MS = 1000;
+/** How long a connection may take to open (and to pass its ready check); no caller waits for it either. */
+export const CONNECT_TIMEOUT_MS = 2000;
 
 /** Commands to Redis, whoever owns the client. */
 export interface RedisConnection {

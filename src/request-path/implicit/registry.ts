@@ -71,6 +71,15 @@ export function implicitLogs(options: ImplicitLogOptions | undefined): ImplicitL
   return shared.logs;
 }
 
+/**
+ * Resolves once the shared store has reported every check and landed (or
+ * given up) every write it owes: its work runs off the callers' paths, and
+ * tests read its results only after it. At once with the store in memory.
+ */
+export function implicitStoreIdle(): Promise<void> {
+  return shared?.logs instanceof SharedLogs ? shared.logs.whenIdle() : Promise.resolve();
+}
+
 /** The store for these options, resolved once per options object (the instrumentation's is one per enable() or setConfig()). */
 const choices = new WeakMap<ImplicitLogOptions, StoreChoice>();
 function storeOf(options: ImplicitLogOptions | undefined): StoreChoice {

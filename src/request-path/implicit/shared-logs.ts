@@ -2,14 +2,16 @@
 // docs/behaviour.md §10). A request's candidate conversations (its bucket:
 // those that start like it) are loaded into an in-memory store of the
 // request's own, the usual rules decide against it, and what changed is
-// written back with a compare-and-set: a process that loses the race reads
-// again and decides again. The round trip runs while the provider answers;
-// the reply's write-back is settled before the caller gets the body, so the
-// next request, whichever process it lands on, sees it. Any failure leaves
-// the call alone: counted, warned about once, and checked on the process's
-// own memory until the store answers again.
+// written back with the reply, in one compare-and-set: a process that loses
+// the race reads again and decides again. Nothing here is on the caller's
+// path: the read runs while the provider answers, the write after the reply
+// (the caller waits for neither). Ordering is kept by the readers: a request
+// waits for this process's previous writes on its bucket, and a request that
+// carries a reply the store has not got yet reads again before it reports.
+// Any failure leaves the call alone: counted, warned about once, and checked
+// on the process's own memory until the store answers again.
 
-import { trace } from '@opentelemetry/api';
+import { context, trace } from '@opentelemetry/api';
 import type { CheckReaction } from '../../reaction/act-on-check';
 import type { InvariantInstruments } from '../../telemetry/instruments';
 import { reportInternalError, STEP_SKIPPED } from '../../telemetry/internal-error';
@@ -21,6 +23,7 @@ import { currentRun, type RunKey } from '../run';
 import type { Fingerprint } from '../../invariant/fingerprint';
 import type { Message } from '../../model/messages';
 import type { Conversation } from './conversation';
+import type { ViolationDetails } from '../../invariant/violation';
 import { decodeBucket, encodeBucket, recordMeta } from './conversation-codec';
 import { MemoryConversationStore, type RecordedReply } from './conversation-store';
 import { reportDecision, type Decision, type ImplicitLogs, type ImplicitOutcome, type ReadRequest } from './implicit-logs';
@@ -37,8 +40,36 @@ export const MAX_RECORDS_PER_BUCKET = 64;
  * once, each retry after a short random wait so they do not collide again.
  */
 const TRIES = 10;
-/** The longest the caller's read of a reply waits for the store (the round trips are bounded themselves). */
-const SETTLE_LIMIT_MS = 1000;
+/**
+ * The longest the caller's read of a reply waits for the check's report, so
+ * that a violation lands on the request's own span. The store is never
+ * waited for beyond it: a check the store answers later is reported then
+ * (on a check span of its own once the request's span has ended).
+ */
+export const CALLER_WAIT_MS = 25;
+/**
+ * How long a decision waits for its reply, to go to the store with it in
+ * one write (two round trips a request, not three). Written alone past
+ * it, or at once when this process sends the bucket's next request: a
+ * reply that is never observed must not make the next request look
+ * invented (behaviour.md §8.2, rule 3). Shorter than the reader's wait
+ * below, so a reader in another process finds it.
+ */
+export const DECISION_HOLD_MS = 200;
+/**
+ * A request whose only surplus is assistant messages may carry a reply
+ * whose write is still on its way (off its writer's caller's path): the
+ * bucket is read again after each of these waits before it is reported.
+ */
+export const REPLY_WAITS_MS: readonly number[] = [40, 160, 400];
+/**
+ * The longest a request waits for this process's previous exchange on its
+ * bucket, so that the two are decided in order (each of its round trips is
+ * bounded itself: a connection's 2 s, a command's 1 s).
+ */
+const PREDECESSOR_WAIT_MS = 5000;
+/** The store was found down before a request's turn came: not a failure of its own. */
+const DOWN = new StoreFailure('connection', 'the store is down');
 
 /** Assistant messages of a request asked about at most: were they replies another process observed? */
 const MAX_ASKED_REPLIES = 32;
@@ -57,7 +88,7 @@ class RequestStore extends MemoryConversationStore {
   }
 }
 
-/** A request decided on the shared store and written back: what its reply's write-back needs. */
+/** A request decided on the shared store: what its writes need. */
 interface Written {
   decision: Decision;
   /** Where the reply goes, in the request's store. */
@@ -66,6 +97,51 @@ interface Written {
   /** The records changed since the last write. */
   dirty: Set<Conversation>;
   version: string;
+}
+
+/** A reply as the seam hands it over. */
+interface GivenReply {
+  messages: readonly Message[];
+  stored: readonly StoredReplyMessage[] | undefined;
+  context: ReplyContext | undefined;
+}
+
+/**
+ * One request's exchange with the store, from its read to its last write.
+ * Its steps run one after another (`busy`), none on the caller's path.
+ */
+class Exchange {
+  readonly read: ReadRequest;
+  readonly run: string | undefined;
+  readonly captureContent: boolean;
+  /** The last step started; never rejects. */
+  busy: Promise<void> = Promise.resolve();
+  /** Decided on the store. */
+  written: Written | undefined;
+  /** The decision is in the store. */
+  wrote = false;
+  /** Checked in the process's memory after a failure: where the reply goes there (null: not followed). */
+  local: PendingReply | null | undefined;
+  /** The reply, given and not yet written. */
+  reply: GivenReply | undefined;
+  /** Ends the decision's hold (present while it is held). */
+  release: (() => void) | undefined;
+  /** This process has sent the bucket's next request: nothing is held any longer. */
+  succeeded = false;
+
+  constructor(read: ReadRequest, run: string | undefined, captureContent: boolean) {
+    this.read = read;
+    this.run = run;
+    this.captureContent = captureContent;
+  }
+
+  /** Resolves once no step is running or due (a step may start another). */
+  async quiet(): Promise<void> {
+    for (let busy = this.busy; ; busy = this.busy) {
+      await busy;
+      if (this.busy === busy) return;
+    }
+  }
 }
 
 /** The fingerprint a reply message is marked under: as the implicit log fingerprints a request's messages. */
@@ -88,6 +164,10 @@ export class SharedLogs {
   readonly #deferred = new Map<Fingerprint, Fingerprint[]>();
   #flushing: Promise<void> | undefined;
   #flushTimer: NodeJS.Timeout | undefined;
+  /** Each bucket's latest exchange in this process: the next request on it waits for its writes. */
+  readonly #latest = new Map<Fingerprint, Exchange>();
+  /** Exchanges with a step running or due. */
+  readonly #open = new Set<Exchange>();
 
   constructor(logs: ImplicitLogs, buckets: RedisBuckets, idleTimeoutMs: number, instruments: () => InvariantInstruments) {
     this.#logs = logs;
@@ -106,18 +186,31 @@ export class SharedLogs {
     return this.#logs.continueHeld(request);
   }
 
-  /** Closes the store's connection. */
+  /** Closes the store's connection, once the writes under way are done (bounded). */
   close(): void {
-    this.#buckets.close();
+    void this.whenIdle().then(() => this.#buckets.close());
   }
 
   /**
-   * Checks `request` on the shared store. The violation is reported when the
-   * store has answered, on the request's span; the returned pending reply's
-   * `settled()` resolves after the decision and the reply's write-back.
-   * Strict mode, and
-   * a store in its pause after a failure, check on the process's memory at
-   * once (strict mode must refuse before the request is sent).
+   * Resolves once every check has been reported and every write it owes has
+   * landed or been given up (held decisions are written at their hold's
+   * end): for tests, and before the connection closes. Bounded; never rejects.
+   */
+  whenIdle(): Promise<void> {
+    const all = (async () => {
+      while (this.#open.size > 0) await Promise.all([...this.#open].map((exchange) => exchange.quiet()));
+    })();
+    return bounded(all, 3 * PREDECESSOR_WAIT_MS);
+  }
+
+  /**
+   * Checks `request` on the shared store. Off the caller's path: the read
+   * and the decision run while the provider answers, the decision is
+   * reported when the store has answered, and it is written with the reply
+   * (or alone, see DECISION_HOLD_MS). The caller's read of the reply waits
+   * for the report at most CALLER_WAIT_MS (`settled()`), never for a write.
+   * Strict mode, and a store known to be down, check on the process's
+   * memory at once (strict mode must refuse before the request is sent).
    */
   check(request: ModelRequest, reaction: CheckReaction): ImplicitOutcome {
     const read = this.#logs.read(request, reaction);
@@ -130,43 +223,120 @@ export class SharedLogs {
       );
       return this.#logs.checkLocally(read, reaction, run);
     }
-    if (!this.#buckets.available(Date.now())) return this.#locally(read, reaction, run);
+    if (!this.#buckets.available(Date.now())) {
+      void this.#flush(); // tries the store again once its pause is over, off this request's path
+      return this.#locally(read, reaction, run);
+    }
     // Reported later: the span the check belongs to is the one active now.
     const bound: CheckReaction = { ...reaction, span: reaction.span ?? trace.getActiveSpan() };
-    const decided = this.#decide(read, runName(run), reaction.captureContent).then(
-      (written) => {
-        this.#recovered();
-        report(written.decision, bound);
-        return (messages: readonly Message[], stored?: readonly StoredReplyMessage[], context?: ReplyContext) =>
-          this.#reply(read, written, messages, stored, context);
-      },
-      (error: unknown) => {
-        this.#failed(error);
-        const pending = this.#locally(read, bound, run).pending;
-        // After a lost race the store answers: the reply's mark is written before the caller reads it (bounded).
-        return (messages: readonly Message[], stored?: readonly StoredReplyMessage[], context?: ReplyContext): Promise<void> => {
-          pending?.reply(messages, stored, context);
-          return this.#flush();
-        };
-      },
-    );
-    let recorded: Promise<void> | undefined;
+    const exchange = new Exchange(read, runName(run), reaction.captureContent);
+    const previous = this.#latest.get(read.key);
+    this.#latest.delete(read.key);
+    this.#latest.set(read.key, exchange);
+    if (this.#latest.size > MAX_DEFERRED_BUCKETS) this.#latest.delete(this.#latest.keys().next().value!);
+    if (previous !== undefined) {
+      previous.succeeded = true;
+      previous.release?.();
+    }
+    let reported!: () => void;
+    const report = new Promise<void>((resolve) => (reported = resolve));
+    this.#step(exchange, async () => {
+      if (previous !== undefined) await bounded(previous.quiet(), PREDECESSOR_WAIT_MS);
+      try {
+        // Found down while this request waited for its predecessor: checked in memory after it, in order.
+        if (!this.#buckets.available(Date.now())) throw DOWN;
+        exchange.written = await this.#decide(exchange);
+      } catch (error) {
+        if (error !== DOWN) this.#failed(error);
+        exchange.local = atReport(bound, (late) => this.#locally(read, late, run)).pending ?? null;
+        this.#forget(exchange);
+        if (exchange.reply !== undefined) this.#replied(exchange, exchange.reply);
+        reported();
+        return;
+      }
+      this.#recovered();
+      atReport(bound, (late) => reportWritten(exchange.written!.decision, late));
+      reported();
+      this.#step(exchange, () => this.#holdThenWrite(exchange));
+    });
     return {
       pending: {
-        reply: (messages, stored, context) => {
-          recorded = bounded(
-            decided
-              .then((reply) => reply(messages, stored, context))
-              .catch((error: unknown) => {
-                // The reply did not reach the store: marked once it answers.
-                this.#defer(read.key, replyFingerprints(messages));
-                this.#failed(error);
-              }),
-          );
-        },
-        settled: () => recorded ?? bounded(decided),
+        reply: (messages, stored, context) => this.#replied(exchange, { messages, stored, context }),
+        settled: () => bounded(report, CALLER_WAIT_MS),
       },
     };
+  }
+
+  /** Runs `work` as the exchange's next step. */
+  #step(exchange: Exchange, work: () => Promise<void>): void {
+    this.#open.add(exchange);
+    const busy = (exchange.busy = exchange.busy.then(work).catch((error: unknown) => this.#failed(error)));
+    void busy.then(() => {
+      if (exchange.busy === busy) this.#open.delete(exchange);
+    });
+  }
+
+  /** The reply came: to the process's memory after a failure, else into the store with the decision or after it. */
+  #replied(exchange: Exchange, reply: GivenReply): void {
+    if (exchange.local !== undefined) {
+      exchange.reply = undefined;
+      exchange.local?.reply(reply.messages, reply.stored, reply.context);
+      void this.#flush();
+      return;
+    }
+    exchange.reply = reply;
+    // Held: written now, with the decision. Still deciding or writing: that step takes it up.
+    if (exchange.release !== undefined) exchange.release();
+    else if (exchange.wrote) this.#step(exchange, () => this.#writeReply(exchange));
+  }
+
+  /** Holds the decision for its reply (DECISION_HOLD_MS), then writes both, or the decision alone. */
+  async #holdThenWrite(exchange: Exchange): Promise<void> {
+    if (exchange.reply === undefined && !exchange.succeeded) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => exchange.release?.(), DECISION_HOLD_MS);
+        timer.unref();
+        exchange.release = () => {
+          clearTimeout(timer);
+          exchange.release = undefined;
+          resolve();
+        };
+      });
+    }
+    const reply = exchange.reply;
+    exchange.reply = undefined;
+    try {
+      await this.#writeDecision(exchange, reply);
+      exchange.wrote = true;
+    } catch (error) {
+      // The decision (and the reply) did not reach the store: the bucket and the reply are marked once it answers.
+      this.#defer(exchange.read.key, reply === undefined ? [] : replyFingerprints(reply.messages));
+      this.#failed(error);
+      this.#forget(exchange);
+      return;
+    }
+    if (reply !== undefined) this.#forget(exchange);
+    if (exchange.reply !== undefined) await this.#writeReply(exchange);
+  }
+
+  /** The exchange owes its bucket nothing more: the next request on it need not wait for it. */
+  #forget(exchange: Exchange): void {
+    if (this.#latest.get(exchange.read.key) === exchange) this.#latest.delete(exchange.read.key);
+  }
+
+  /** Writes a reply given after its decision was written. */
+  async #writeReply(exchange: Exchange): Promise<void> {
+    const reply = exchange.reply;
+    if (reply === undefined || exchange.written === undefined) return;
+    exchange.reply = undefined;
+    try {
+      await this.#reply(exchange.read, exchange.written, reply.messages, reply.stored, reply.context);
+    } catch (error) {
+      // The reply did not reach the store: marked once it answers.
+      this.#defer(exchange.read.key, replyFingerprints(reply.messages));
+      this.#failed(error);
+    }
+    this.#forget(exchange);
   }
 
   /**
@@ -175,7 +345,8 @@ export class SharedLogs {
    * store answers.
    */
   #locally(read: ReadRequest, reaction: CheckReaction, run: RunKey | undefined): ImplicitOutcome {
-    const outcome = this.#logs.checkLocally(read, reaction, run);
+    // Other processes may have served this conversation meanwhile: their replies are unseen here, not invented.
+    const outcome = this.#logs.checkLocally(read, reaction, run, undefined, (decision) => degraded(decision, true, this.#instruments));
     this.#defer(read.key, []);
     const pending = outcome.pending;
     if (pending === undefined) return outcome;
@@ -217,18 +388,20 @@ export class SharedLogs {
   }
 
   /**
-   * Marks the buckets and replies a fault kept out, once the store may be
-   * tried; on a failure, again after the pause. Resolves when this flush
-   * is done (never rejects).
+   * Marks the buckets and replies a fault kept out, once the store answers
+   * again (a store known to be down is probed first, once its pause is
+   * over: no request waits for that); on a failure, again after the pause.
+   * Resolves when this flush is done (never rejects).
    */
   #flush(): Promise<void> {
     if (this.#flushing !== undefined) return this.#flushing;
-    if (this.#deferred.size === 0) return Promise.resolve();
-    if (!this.#buckets.available(Date.now())) {
-      this.#flushLater();
-      return Promise.resolve();
-    }
+    if (this.#deferred.size === 0 && this.#buckets.available(Date.now())) return Promise.resolve();
     return (this.#flushing = (async () => {
+      if (!(await this.#buckets.probe(Date.now()))) {
+        this.#flushLater();
+        return;
+      }
+      this.#recovered();
       for (const [key, replies] of [...this.#deferred]) {
         await this.#buckets.markFault(key, replies);
         if (this.#deferred.get(key) === replies) this.#deferred.delete(key);
@@ -237,37 +410,72 @@ export class SharedLogs {
       .catch((error: unknown) => this.#failed(error))
       .finally(() => {
         this.#flushing = undefined;
-        if (this.#deferred.size > 0) void this.#flush();
+        if (this.#deferred.size > 0 && this.#buckets.available(Date.now())) void this.#flush();
       }));
   }
 
-  /** Loads the bucket, decides, writes back; on a lost race, again (the winner's change is then part of the decision). */
-  async #decide(read: ReadRequest, run: string | undefined, captureContent: boolean): Promise<Written> {
+  /**
+   * Loads the bucket and decides; the decision is committed to the
+   * request's store, not yet written. A request whose only surplus is
+   * assistant messages is read again after each of REPLY_WAITS_MS first:
+   * the reply it carries may be on its way from another process.
+   */
+  async #decide(exchange: Exchange): Promise<Written> {
+    const read = exchange.read;
     // Assistant messages this process never saw as replies: another process may have (a sub-agent's answer handed on).
     const asked = this.#logs.unseenReplies(read, MAX_ASKED_REPLIES);
-    for (let attempt = 0; attempt < TRIES; attempt++) {
+    for (let attempt = 0; ; attempt++) {
       const bucket = await this.#buckets.load(read.key, asked);
       this.#logs.noteReplies(bucket.replies);
       const store = this.#requestStore(bucket.data);
       const dirty = new Set<Conversation>();
       store.onChange((c) => dirty.add(c));
-      const decision = degraded(this.#logs.decide(read, store, run, captureContent), bucket.faulted, this.#instruments);
-      // Recorded at once: a shared store is not used in strict mode, so the decision never refuses the request.
-      const pending = decision.commit();
-      const data = encodeBucket(store.newestFirst(), dirty, MAX_RECORDS_PER_BUCKET);
-      const version = await this.#buckets.write(read.key, bucket.version, data);
-      if (version !== undefined) {
-        dirty.clear();
-        return { decision, pending, store, dirty, version };
+      const decision = this.#logs.decide(read, store, exchange.run, exchange.captureContent);
+      const wait = REPLY_WAITS_MS[attempt];
+      if (wait !== undefined && !bucket.faulted && surplusIsReplies(decision.violation)) {
+        await sleep(wait);
+        continue;
       }
-      await backOff(attempt);
+      const final = degraded(decision, bucket.faulted, this.#instruments);
+      // Recorded at once: a shared store is not used in strict mode, so the decision never refuses the request.
+      const pending = final.commit();
+      return { decision: final, pending, store, dirty, version: bucket.version };
+    }
+  }
+
+  /**
+   * Writes the decision, and `reply` with it, with a compare-and-set. On a
+   * lost race the bucket is read again and the request decided again on it
+   * (the winner's change is then part of the decision), not reported again.
+   */
+  async #writeDecision(exchange: Exchange, reply: GivenReply | undefined): Promise<void> {
+    const { read } = exchange;
+    const written = exchange.written!;
+    for (let attempt = 0; attempt < TRIES; attempt++) {
+      if (attempt > 0) {
+        await backOff(attempt - 1);
+        const bucket = await this.#buckets.load(read.key);
+        const store = this.#requestStore(bucket.data);
+        const dirty = new Set<Conversation>();
+        store.onChange((c) => dirty.add(c));
+        const decision = this.#logs.decide(read, store, exchange.run, exchange.captureContent);
+        Object.assign(written, { pending: decision.commit(), store, dirty, version: bucket.version });
+      }
+      if (reply !== undefined) written.pending.reply(reply.messages, reply.stored, reply.context);
+      const data = encodeBucket(written.store.newestFirst(), written.dirty, MAX_RECORDS_PER_BUCKET);
+      const version = await this.#buckets.write(read.key, written.version, data, reply === undefined ? [] : written.store.replies);
+      if (version !== undefined) {
+        written.dirty.clear();
+        written.version = version;
+        return;
+      }
     }
     throw new StoreFailure('conflict', `lost the compare-and-set ${TRIES} times`);
   }
 
   /**
-   * Records the reply in the request's store and writes back what it
-   * changed. On a lost race only the records this request changed are put
+   * Records a reply given after its decision was written, and writes back
+   * what it changed. On a lost race only the records this request changed are put
    * back, each only if no other process changed it since (a reply goes onto
    * its conversation only if nothing extended it meanwhile, as in memory).
    */
@@ -290,7 +498,11 @@ export class SharedLogs {
       if (changed.size === 0) return;
       const data = encodeBucket(records, changed, MAX_RECORDS_PER_BUCKET);
       const next = await this.#buckets.write(read.key, version, data, written.store.replies);
-      if (next !== undefined) return;
+      if (next !== undefined) {
+        written.dirty.clear();
+        written.version = next;
+        return;
+      }
       await backOff(attempt);
       const bucket = await this.#buckets.load(read.key);
       version = bucket.version;
@@ -313,7 +525,10 @@ export class SharedLogs {
       return;
     }
     // A lost race is no fault of the store: it is not left alone for it.
-    if (error.reason !== 'conflict') this.#buckets.pause(Date.now());
+    if (error.reason !== 'conflict') {
+      this.#buckets.pause(Date.now());
+      this.#flushLater(); // the probe that finds it answering again
+    }
     this.#instruments().storeErrors.add(1, { [ATTR_STORE_REASON]: error.reason });
     if (!this.#down) {
       this.#down = true;
@@ -332,19 +547,28 @@ export class SharedLogs {
 
 /**
  * The decision, unreported when the store's fault may be why it fails: in a
- * bucket a fault hid replies of, a request whose only surplus is assistant
- * messages cannot be told from one that carries replies the store never got
- * (counted as an `unseen_reply` check). The one place that decides what a
- * fault costs a check.
+ * bucket a fault hid replies of, or checked in the process's memory while
+ * the store is down, a request whose only surplus is assistant messages
+ * cannot be told from one that carries replies the store never got (counted
+ * as an `unseen_reply` check). The one place that decides what a fault
+ * costs a check.
  */
 function degraded(decision: Decision, faulted: boolean, instruments: () => InvariantInstruments): Decision {
-  const violation = decision.violation;
-  if (!faulted || violation === undefined || violation.kind !== 'extra_message') return decision;
-  if (violation.missingCount > 0 || violation.extraCount > violation.extra.length || violation.extra.some((s) => s.role !== 'assistant')) {
-    return decision;
-  }
+  if (!faulted || !surplusIsReplies(decision.violation)) return decision;
   instruments().storeDegraded.add(1, { [ATTR_STORE_REASON]: 'unseen_reply' });
   return { ...decision, violation: undefined };
+}
+
+/**
+ * Whether a violation's only surplus is assistant messages (an
+ * `extra_message` with nothing missing): the shape of a request that carries
+ * replies the store has not got (yet, or after a fault).
+ */
+function surplusIsReplies(violation: ViolationDetails | undefined): boolean {
+  if (violation === undefined || violation.kind !== 'extra_message') return false;
+  return (
+    violation.missingCount === 0 && violation.extraCount === violation.extra.length && violation.extra.every((s) => s.role === 'assistant')
+  );
 }
 
 /** A bucket's records; one that cannot be read is a `decode` failure. */
@@ -377,7 +601,7 @@ function mergeChanges(
   return merged;
 }
 
-function report(decision: Decision, reaction: CheckReaction): void {
+function reportWritten(decision: Decision, reaction: CheckReaction): void {
   try {
     // Replies other processes observed are known here: what is left unobserved was not served by a replica.
     reportDecision({ ...decision, unobservedReplies: false }, reaction);
@@ -386,15 +610,33 @@ function report(decision: Decision, reaction: CheckReaction): void {
   }
 }
 
+/**
+ * Runs a report with `reaction` as it stands now: on the request's span
+ * while it is open; once it has ended (the caller had its reply before the
+ * store answered), on a check span of its own, a child of the request's.
+ */
+function atReport<T>(reaction: CheckReaction, act: (reaction: CheckReaction) => T): T {
+  const span = reaction.span;
+  if (span === undefined || span.isRecording()) return act(reaction);
+  const parent = trace.setSpan(context.active(), span);
+  const make = reaction.spanForViolation;
+  const late: CheckReaction = {
+    ...reaction,
+    span: undefined,
+    spanForViolation: make && ((r) => context.with(parent, () => make(r))),
+  };
+  return context.with(trace.deleteSpan(context.active()), () => act(late));
+}
+
 /** A short random wait after the `attempt`th lost compare-and-set (a few milliseconds), so racing processes spread out. */
 function backOff(attempt: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, Math.random() * 2 * (attempt + 1)).unref());
 }
 
-/** Waits for `work`, at most `SETTLE_LIMIT_MS`; never rejects, and the timer never holds the process. */
-function bounded(work: Promise<unknown>): Promise<void> {
+/** Waits for `work`, at most `ms`; never rejects, and the timer never holds the process. */
+function bounded(work: Promise<unknown>, ms: number): Promise<void> {
   return new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, SETTLE_LIMIT_MS);
+    const timer = setTimeout(resolve, ms);
     timer.unref();
     work.then(
       () => {
@@ -407,6 +649,11 @@ function bounded(work: Promise<unknown>): Promise<void> {
       },
     );
   });
+}
+
+/** A wait whose timer never holds the process. */
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
 const runNames = new WeakMap<object, string>();
