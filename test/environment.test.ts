@@ -9,11 +9,11 @@ import { setLogger } from '../src/index';
 import { resetWarnings } from '../src/warnings';
 
 const NAME = 'NOUS_SESSION_INVARIANT_TEST_FLAG';
-let warn: ReturnType<typeof vi.fn>;
+const warn = vi.fn();
 
 beforeEach(() => {
   resetWarnings();
-  warn = vi.fn();
+  warn.mockReset();
   setLogger({ warn });
 });
 afterEach(() => {
