@@ -33,10 +33,10 @@ export interface PendingReply {
    */
   reply(messages: readonly Message[], stored?: readonly StoredReplyMessage[], context?: ReplyContext): void;
   /**
-   * Present when the reply is recorded asynchronously (a shared store's
-   * write): resolves once the check and the last reply given are recorded,
-   * and the seam hands the caller the body only then, so the next request,
-   * from any process, sees the reply. Bounded; never rejects.
+   * Present when the check is reported asynchronously (a shared store):
+   * resolves once it is reported, or after a short bound (shared-logs.ts),
+   * and the seam hands the caller the body only then, so that a violation
+   * lands on the request's span. Never waits for a write; never rejects.
    */
   settled?(): Promise<void>;
 }

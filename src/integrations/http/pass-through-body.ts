@@ -13,8 +13,8 @@ export interface BodyWatcher {
   /**
    * The body ended (`end`), the caller cancelled it (`cancel`) or it failed
    * (`error`); called once. A promise returned for `end` or `cancel` (a
-   * reply recorded in a shared store) is waited for before the caller sees
-   * the end, or its cancel resolves; it never rejects.
+   * check a shared store reports, bounded) is waited for before the caller
+   * sees the end, or its cancel resolves; it never rejects.
    */
   settle(how: 'end' | 'cancel' | 'error'): void | Promise<void>;
 }
@@ -50,7 +50,7 @@ export function passThroughBody(
     }
     if (settled) return; // cancelled while this read was pending
     if (result.done) {
-      // Before the caller sees the end, so the reply is in before its next request.
+      // Before the caller sees the end, so a violation lands on the request's span.
       const recorded = settle('end');
       if (recorded !== undefined) await recorded;
       controller.close();
@@ -63,7 +63,7 @@ export function passThroughBody(
   };
   const cancel = async (reason: unknown): Promise<void> => {
     const recorded = settle('cancel');
-    // The source is cancelled at once; the caller's cancel resolves once a reply complete by then is recorded too.
+    // The source is cancelled at once; the caller's cancel resolves once a reply complete by then is handed over too.
     const cancelled = reader ? reader.cancel(reason) : source().cancel(reason);
     if (recorded !== undefined) await recorded;
     return cancelled;

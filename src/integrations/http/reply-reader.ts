@@ -59,9 +59,10 @@ export function observeReplyFor(
  * say, is left exactly as it is. A caller that reads the body some other way
  * leaves the reply unobserved. `cloneable` prepares a node-fetch response
  * for cloning (see sdk-client/node-fetch-response.ts). With `settles`
- * (the reply is recorded in a shared store), the caller's `text()` or
- * `json()` resolves once `onReply`'s promise has settled, so the next
- * request sees the reply. Returns at once; never throws.
+ * (the request is checked on a shared store), the caller's `text()` or
+ * `json()` resolves once `onReply`'s promise has settled: the check's
+ * report, bounded to a few milliseconds (shared-logs.ts). Returns at once;
+ * never throws.
  */
 export function observeReplyAsRead(
   response: unknown,
@@ -80,8 +81,8 @@ export function observeReplyAsRead(
     const collector = new ReplyCollector(format, streamed);
     /** The first way the caller reads the body is the one the reply comes from, once. */
     const take = (): boolean => !taken && (taken = true);
-    // A shared store's recording is waited for at the end of a streamed body, or its cancel at the last event (the SDKs
-    // cancel there), too (pass-through-body.ts).
+    // A shared store's report is waited for (bounded) at the end of a streamed body, or its cancel at the last event (the
+    // SDKs cancel there), too (pass-through-body.ts).
     const deliverOnce = (ended: boolean): void | Promise<void> => {
       const recorded = deliver(() => collector.reply(ended), onReply);
       return settles ? recorded : undefined;
