@@ -6,6 +6,7 @@
 // and what the store could not answer in time is never reported as a
 // violation.
 
+import { context, trace } from '@opentelemetry/api';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Message } from '../../src/model/messages';
@@ -14,11 +15,11 @@ import { connectionFor } from '../../src/request-path/implicit/redis-connection'
 import { RedisBuckets } from '../../src/request-path/implicit/redis-buckets';
 import { implicitStoreIdle } from '../../src/request-path/implicit/registry';
 import type { SharedLogs } from '../../src/request-path/implicit/shared-logs';
-import { CHECKS_METRIC, STORE_DEGRADED_METRIC, VIOLATION_METRIC } from '../../src/telemetry/semconv';
+import { CHECK_SPAN_NAME, CHECKS_METRIC, STORE_DEGRADED_METRIC, VIOLATION_EVENT, VIOLATION_METRIC } from '../../src/telemetry/semconv';
 import { useInstrumentedProvider } from '../support/instrumented';
 import { redisInstalled, startRedis, type RedisServer } from '../support/redis';
 import { useSharedLogsHarness } from '../support/shared-logs-harness';
-import { storeCalls, type LoopMessage } from '../support/store-calls';
+import { storeCalls, withoutFirstToolResult, type LoopMessage } from '../support/store-calls';
 
 const installed = redisInstalled('the caller never waiting for the shared store, against a real redis-server');
 const suite = useInstrumentedProvider({ mode: 'warn' });
@@ -110,6 +111,31 @@ describe.skipIf(!installed)('the caller and the store', () => {
       expect(violations()).toEqual([]);
     } finally {
       for (const release of held.splice(0)) release();
+      own.disconnect();
+    }
+  });
+
+  it('a check the store answers after the request span has ended is reported on a check span, its child', { timeout: 30_000 }, async () => {
+    // The app's own client, as a function whose reads Redis answers 300 ms late.
+    const own = new Redis(redis.port, '127.0.0.1');
+    const send = async (...args: string[]): Promise<unknown> => {
+      if (args[0] === 'HMGET') await new Promise((resolve) => setTimeout(resolve, 300));
+      return own.call(args[0]!, ...args.slice(1));
+    };
+    try {
+      useStore(send, 'late-report');
+      const history: LoopMessage[] = [];
+      await turn(history, 'late PROMPT-TEXT one');
+      const request = trace.getTracer('test').startSpan('request');
+      const took = await context.with(trace.setSpan(context.active(), request), () => call(withoutFirstToolResult(history)));
+      request.end();
+      expect(took).toBeLessThan(300);
+      await implicitStoreIdle();
+      const carrying = suite.env.otel.spans.getFinishedSpans().filter((s) => s.events.some((e) => e.name === VIOLATION_EVENT));
+      expect(carrying.map((s) => s.name)).toEqual([CHECK_SPAN_NAME]);
+      expect(carrying[0]!.parentSpanContext?.spanId).toBe(request.spanContext().spanId);
+      expect(violations()).toEqual(['missing_message']);
+    } finally {
       own.disconnect();
     }
   });
