@@ -82,6 +82,26 @@ describe('the instrumentation reads the environment once per enable() or setConf
   });
 });
 
+describe('with no instrumentation enabled, the environment is read once too', () => {
+  it('keeps what it read until an instrumentation is enabled or disabled', () => {
+    const before = new SessionInvariantInstrumentation();
+    before.disable(); // whatever an earlier test left: the global host reads again from here
+    vi.stubEnv('NOUS_SESSION_INVARIANT', 'strict');
+    vi.stubEnv('OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT', 'true');
+    vi.stubEnv('NOUS_SESSION_INVARIANT_IMPLICIT', 'off');
+    vi.stubEnv('NOUS_SESSION_INVARIANT_REDACT_SECRETS', 'false');
+    const first = currentHost().settings();
+    expect(first).toMatchObject({ mode: 'strict', captureContent: true, implicit: { enabled: false }, previews: { redactSecrets: false } });
+    vi.stubEnv('NOUS_SESSION_INVARIANT', 'off');
+    vi.stubEnv('OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT', 'false');
+    // Per request: the same settings, the environment not read again.
+    expect(currentHost().settings()).toBe(first);
+    const instrumentation = new SessionInvariantInstrumentation();
+    instrumentation.disable();
+    expect(currentHost().settings()).toMatchObject({ mode: 'off', captureContent: false });
+  });
+});
+
 describe('fetch seam: the path of a plain URL string, without parsing it', () => {
   const anthropic = (path: string) => path.endsWith('/messages');
   const segment = fc.constantFrom(

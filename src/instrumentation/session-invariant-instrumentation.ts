@@ -9,7 +9,7 @@ import { booleanFromEnv } from '../environment';
 import { captureContentFromEnv } from '../reaction/act-on-check';
 import { contentCaptureOption } from '../reaction/content-capture-option';
 import { TRUST_INPUT_FILTERS_ENV_VAR } from '../integrations/openai-agents/model-call';
-import { IMPLICIT_ENV_VAR } from '../request-path/implicit/registry';
+import { IMPLICIT_ENV_VAR } from '../request-path/host';
 import { clearHost, setHost, type HostSettings, type RequestCheckHost } from '../request-path/host';
 import { apiEventLogger } from '../telemetry/evaluation-event';
 import { createInstruments, type InvariantInstruments } from '../telemetry/instruments';

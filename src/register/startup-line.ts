@@ -6,7 +6,7 @@
 import { MODE_ENV_VAR } from '../invariant/mode';
 import { resolveMode } from '../reaction/resolve-mode';
 import { booleanFromEnv } from '../environment';
-import { IMPLICIT_ENV_VAR } from '../request-path/implicit/registry';
+import { IMPLICIT_ENV_VAR } from '../request-path/host';
 import { storeChoice } from '../request-path/implicit/store-config';
 
 /** The start-up line for `env`, without the package's prefix, or undefined when there is nothing worth a line. */

@@ -4,6 +4,10 @@
 
 import { trace, type Tracer } from '@opentelemetry/api';
 import type { Mode } from '../invariant/mode';
+import { resolveMode } from '../reaction/resolve-mode';
+import { booleanFromEnv } from '../environment';
+import { captureContentFromEnv } from '../reaction/act-on-check';
+import { REDACT_SECRETS_ENV_VAR } from '../telemetry/secret-shapes';
 import { apiEventLogger, type EventLogger } from '../telemetry/evaluation-event';
 import type { PreviewPolicy } from '../telemetry/previews';
 import { instrumentsFromGlobal, type InvariantInstruments } from '../telemetry/instruments';
@@ -69,7 +73,9 @@ export interface RequestCheckHost {
    * The instrumentation's configuration as it applies to a check, asked per
    * request: the instrumentation resolves it (the environment included) once
    * per `enable()` or `setConfig()` and hands out the same object; with none
-   * enabled, the empty settings, and the environment is read per request.
+   * enabled, the environment's settings, read once (`environmentSettings`).
+   * Every setting that has an environment variable is resolved here, so a
+   * request reads none.
    */
   settings(): HostSettings;
   /** Starts the `nous.session.invariant check` span a violation goes on when the request has no span. */
@@ -80,20 +86,41 @@ export interface RequestCheckHost {
   readonly eventLogger: EventLogger | undefined;
 }
 
+/** `NOUS_SESSION_INVARIANT_IMPLICIT=off` turns the implicit log off; bound sessions are still checked. */
+export const IMPLICIT_ENV_VAR = 'NOUS_SESSION_INVARIANT_IMPLICIT';
+
 let active: RequestCheckHost | undefined;
+let fromEnvironment: HostSettings | undefined;
 
 /** Called by the instrumentation's `enable()`; the last one enabled is the one in force. */
 export function setHost(host: RequestCheckHost): void {
   active = host;
+  fromEnvironment = undefined;
 }
 
-/** Called by `disable()`: seams fall back to the global providers and the environment. */
+/** Called by `disable()`: seams fall back to the global providers and the environment (read again, once). */
 export function clearHost(host: RequestCheckHost): void {
   if (active === host) active = undefined;
+  fromEnvironment = undefined;
+}
+
+/**
+ * The settings with no instrumentation enabled (a seam a user adds by hand,
+ * such as the AI SDK middleware): each from its environment variable, read
+ * at the first request after the process started or the last instrumentation
+ * was disabled, then kept, as the instrumentation keeps its own.
+ */
+function environmentSettings(): HostSettings {
+  return (fromEnvironment ??= {
+    mode: resolveMode(),
+    captureContent: captureContentFromEnv(),
+    previews: { redactSecrets: booleanFromEnv(REDACT_SECRETS_ENV_VAR, true, 'secret redaction') },
+    implicit: { enabled: booleanFromEnv(IMPLICIT_ENV_VAR, true, 'the implicit log') },
+  });
 }
 
 const globalHost: RequestCheckHost = {
-  settings: () => ({}),
+  settings: environmentSettings,
   get tracer() {
     return trace.getTracer(PACKAGE_NAME, PACKAGE_VERSION);
   },

@@ -52,12 +52,15 @@ export interface ModelRequest {
 
 /**
  * A model request as a seam has it before reading its messages: who it is
- * for and its serialised body. The implicit log may decide it from the
- * bytes alone; otherwise the seam reads it whole.
+ * for, whether it is stateful, and its serialised body. The implicit log may
+ * decide it from the bytes alone (never a stateful one: the request path's
+ * guards come first); otherwise the seam reads it whole.
  */
 export interface SerialisedHead {
   provider: string;
   model: string | undefined;
+  /** As `ModelRequest.stateful`, read from the request without reading its messages. */
+  stateful?: string | undefined;
   body: SerialisedBody;
 }
 

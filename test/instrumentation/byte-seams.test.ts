@@ -91,4 +91,54 @@ describe('the byte seams', () => {
     );
     expect(checks).toEqual([]);
   });
+
+  it('a stateful request never reaches the byte path: the guards come first, and it is followed from its previous reply', async () => {
+    const client = new suite.env.openai.OpenAI({ apiKey: 'k', baseURL: suite.server.openaiBaseURL });
+    const byBytes = vi.spyOn(ImplicitLogs.prototype, 'checkBytes');
+    const followed = vi.spyOn(ImplicitLogs.prototype, 'continueHeld');
+    try {
+      const input = [{ role: 'user' as const, content: 'Stateful after bytes.' }];
+      const first = await client.responses.create({ model: 'gpt-test', input });
+      expect(byBytes).toHaveBeenCalledTimes(1);
+      await client.responses.create({
+        model: 'gpt-test',
+        previous_response_id: first.id,
+        input: [{ role: 'user', content: 'And then?' }],
+      });
+      expect(byBytes).toHaveBeenCalledTimes(1);
+      expect(followed).toHaveBeenCalledTimes(1);
+      expect(followed.mock.calls[0]![0].body?.format).toBe('openai.responses');
+    } finally {
+      byBytes.mockRestore();
+      followed.mockRestore();
+    }
+  });
+
+  it("@anthropic-ai/sdk: whether a client's middleware list carries the byte check is decided once per client", async () => {
+    let calls = 0;
+    class Counting extends suite.env.anthropic.Anthropic {
+      override backendMiddleware(): ReturnType<InstanceType<typeof suite.env.anthropic.Anthropic>['backendMiddleware']> {
+        calls++;
+        return super.backendMiddleware();
+      }
+    }
+    const client = new Counting({ apiKey: 'k', baseURL: suite.server.anthropicBaseURL });
+    const perRequest: number[] = [];
+    const messages: Array<{ role: 'user' | 'assistant'; content: string }> = [{ role: 'user', content: 'Once per client.' }];
+    for (let i = 0; i < 3; i++) {
+      const before = calls;
+      const sent = suite.server.received.length;
+      const checks = await implicitChecks(async () => {
+        const reply = await client.messages.create({ model: 'claude-test', max_tokens: 64, messages });
+        const text = reply.content.map((block) => ('text' in block ? block.text : '')).join('');
+        messages.push({ role: 'assistant', content: text }, { role: 'user', content: `Turn ${i + 2}.` });
+      });
+      expect(suite.server.received.length - sent).toBe(1);
+      perRequest.push(calls - before);
+      if (i === 0) expect(checks).toHaveLength(1);
+    }
+    // The client itself asks for its list on every request; the hook asks once, at the first.
+    expect(perRequest[1]).toBe(perRequest[0]! - 1);
+    expect(perRequest[2]).toBe(perRequest[1]);
+  });
 });

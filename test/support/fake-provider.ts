@@ -33,6 +33,11 @@ export const ENDLESS_MODEL = 'endless';
 export interface FakeProviderOptions {
   /** A Responses tool call comes after a short text message item ("Let me check."), as many models answer. */
   responsesPreamble?: boolean;
+  /**
+   * Every chat completion and message says the same (one tool call id, one text), as a model asked alike answers
+   * alike, and as a scripted provider does.
+   */
+  sameReplies?: boolean;
 }
 
 export async function startFakeProvider(options: FakeProviderOptions = {}): Promise<FakeProvider> {
@@ -69,7 +74,8 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
             : undefined;
         const call = toolCall ?? autoCall;
         toolCall = undefined;
-        return body.stream ? chatStream(res, id, body, call) : json(res, 200, chatCompletion(id, body, call));
+        const said = options.sameReplies === true ? 0 : id;
+        return body.stream ? chatStream(res, said, body, call) : json(res, 200, chatCompletion(said, body, call));
       }
       if (path === '/v1/responses') {
         const previous = body.previous_response_id;
@@ -101,7 +107,8 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
         const results = Array.isArray(last?.content) && (last.content as Array<{ type?: string }>).some((b) => b.type === 'tool_result');
         const call =
           tools.length > 0 && last?.role === 'user' && !results ? { name: tools[0]!.name ?? 'tool', args: { city: 'Lisbon' } } : undefined;
-        return body.stream ? anthropicStream(res, id, body, call) : json(res, 200, anthropicMessage(id, body, call));
+        const said = options.sameReplies === true ? 0 : id;
+        return body.stream ? anthropicStream(res, said, body, call) : json(res, 200, anthropicMessage(said, body, call));
       }
       json(res, 404, { error: { message: `no route ${path}` } });
     });

@@ -16,6 +16,13 @@ export function anthropicModelRequest(options: RequestOptions | undefined): Mode
   return anthropicBodyRequest(post.path, post.body);
 }
 
+const SERVER_THREAD = 'a server-held thread (thread.type "continue")';
+
+/** Whether the request continues a thread the server holds (the one place that says so). */
+function continuesThread(body: Record<string, unknown>): body is Record<string, unknown> & { thread: Record<string, unknown> } {
+  return isObject(body.thread) && body.thread.type === 'continue';
+}
+
 /** Whether `path` is the Messages endpoint, `v1/messages` (after any prefix). */
 export function isAnthropicMessagesPath(path: string): boolean {
   return /(^|\/)v1\/messages$/.test(path);
@@ -31,14 +38,14 @@ export function isAnthropicMessagesPath(path: string): boolean {
 export function anthropicBodyRequest(path: string, body: Record<string, unknown>): ModelRequest | undefined {
   if (!isAnthropicMessagesPath(path)) return undefined;
   const model = modelOf(body);
-  if (isObject(body.thread) && body.thread.type === 'continue') {
+  if (continuesThread(body)) {
     const previous = body.thread.previous_message_id;
     // What it adds to the stored reply: its messages (a continue carries no system prompt; the thread keeps it).
     return {
       provider: ANTHROPIC_PROVIDER,
       model,
       messages: typeof previous === 'string' && Array.isArray(body.messages) ? fromAnthropic({ messages: body.messages }) : [],
-      stateful: 'a server-held thread (thread.type "continue")',
+      stateful: SERVER_THREAD,
       ...(typeof previous === 'string' && Array.isArray(body.messages)
         ? { continues: previous, replyFormat: 'anthropic.messages' as const }
         : {}),
@@ -50,14 +57,14 @@ export function anthropicBodyRequest(path: string, body: Record<string, unknown>
 
 const readMessages = (entries: readonly unknown[]): Message[] => fromAnthropic({ messages: entries });
 
-/** The serialised body of a Messages request the implicit log may read by its bytes (not a server-held thread's). */
+/** The serialised body of a Messages request, stateful when it continues a server-held thread (the request path then reads it whole). */
 export function anthropicSerialised(options: RequestOptions | undefined, text: string): SerialisedHead | undefined {
   const post = postBody(options);
   if (!post || !isAnthropicMessagesPath(post.path)) return undefined;
-  if (isObject(post.body.thread) && post.body.thread.type === 'continue') return undefined;
   return {
     provider: ANTHROPIC_PROVIDER,
     model: modelOf(post.body),
+    stateful: continuesThread(post.body) ? SERVER_THREAD : undefined,
     body: { text, format: 'anthropic.messages', readElements: readMessages },
   };
 }

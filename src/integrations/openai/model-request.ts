@@ -62,17 +62,18 @@ export function openAIBodyRequest(
   }
   if (isResponsesPath(path)) {
     const references = referencedItems(body.input);
-    if (body.conversation != null) {
-      return { provider: OPENAI_PROVIDER, model, messages: [], stateful: 'conversation' };
+    const stateful = responsesStateful(body);
+    if (stateful === 'conversation') {
+      return { provider: OPENAI_PROVIDER, model, messages: [], stateful };
     }
-    if (body.previous_response_id != null) {
+    if (stateful === 'previous_response_id') {
       // What it adds to the stored response: its input (the instructions are not carried from one response to the next).
       const previous = body.previous_response_id;
       return {
         provider: OPENAI_PROVIDER,
         model,
         messages: typeof previous === 'string' ? fromOpenAIResponses({ input: body.input }) : [],
-        stateful: 'previous_response_id',
+        stateful,
         ...(typeof previous === 'string' ? { continues: previous, replyFormat: 'openai.responses' as const } : {}),
         ...(references.length > 0 ? { references } : {}),
       };
@@ -88,6 +89,13 @@ export function openAIBodyRequest(
   return undefined;
 }
 
+/** How a Responses request keeps its history on the provider, if it does (the one place that says so). */
+function responsesStateful(body: Record<string, unknown>): 'conversation' | 'previous_response_id' | undefined {
+  if (body.conversation != null) return 'conversation';
+  if (body.previous_response_id != null) return 'previous_response_id';
+  return undefined;
+}
+
 /** Responses input items as canonical messages; none when one refers to a stored item (the rules resolve those). */
 function readInputItems(items: readonly unknown[]): Message[] {
   return items.some((item) => referenceId(item) !== undefined) ? [] : fromOpenAIResponses({ input: items });
@@ -95,18 +103,20 @@ function readInputItems(items: readonly unknown[]): Message[] {
 
 /**
  * The serialised body of these options' request, when it is a Chat
- * Completions or Responses request the implicit log may read by its bytes:
- * not a stateful one (`previous_response_id`, `conversation`).
+ * Completions or Responses request, with its stateful setting
+ * (`previous_response_id`, `conversation`: the request path then reads it
+ * whole).
  */
 export function openAISerialised(options: RequestOptions | undefined, text: string): SerialisedHead | undefined {
   const post = postBody(options);
   if (!post) return undefined;
   const model = modelOf(post.body);
-  if (post.path.endsWith('/chat/completions')) {
+  if (isChatCompletionsPath(post.path)) {
     return { provider: OPENAI_PROVIDER, model, body: { text, format: 'openai.chat', readElements: fromOpenAIChat } };
   }
-  if (post.path.endsWith('/responses') && post.body.conversation == null && post.body.previous_response_id == null) {
-    return { provider: OPENAI_PROVIDER, model, body: { text, format: 'openai.responses', readElements: readInputItems } };
+  if (isResponsesPath(post.path)) {
+    const stateful = responsesStateful(post.body);
+    return { provider: OPENAI_PROVIDER, model, stateful, body: { text, format: 'openai.responses', readElements: readInputItems } };
   }
   return undefined;
 }

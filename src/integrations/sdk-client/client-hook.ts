@@ -215,10 +215,23 @@ function readReplies(original: FetchWithTimeout): FetchWithTimeout {
   };
 }
 
-/** Whether the client's `backendMiddleware()` list carries the byte check (an overriding subclass may drop it). */
+/**
+ * Whether each client's `backendMiddleware()` list carries the byte check
+ * (an overriding subclass may drop it), decided at its first request and
+ * kept: the list is the client's own, so asking again on every request
+ * would only build it again.
+ */
+const middlewareRunsFor = new WeakMap<object, boolean>();
+
 function middlewareRuns(client: unknown): boolean {
-  const list = (client as { backendMiddleware?: () => unknown } | null)?.backendMiddleware?.();
-  return Array.isArray(list) && list.includes(byteCheckMiddleware);
+  if (typeof client !== 'object' || client === null) return false;
+  let runs = middlewareRunsFor.get(client);
+  if (runs === undefined) {
+    const list = (client as { backendMiddleware?: () => unknown }).backendMiddleware?.();
+    runs = Array.isArray(list) && list.includes(byteCheckMiddleware);
+    middlewareRunsFor.set(client, runs);
+  }
+  return runs;
 }
 
 /** Runs the original first (a subclass may still adjust the options), then reads (and, unless `bytesLater`, checks). */

@@ -25,6 +25,7 @@ import { decide, endsInAssistant, type ReadRequest, type Seen } from './implicit
 import { orphanedToolResult } from './pairing';
 import { mergePrefill } from './prefill';
 import { LatestSetMap } from './latest-set';
+import { ObservedReplies } from './observed-replies';
 import { StoredReplies } from './stored-replies';
 import { storedSketch } from './stored-sketches';
 import { branchAt, conversationOfRequest, extendWithRequest } from './conversation-writes';
@@ -78,8 +79,9 @@ export class ImplicitLogs {
    * Fingerprints of the replies models sent recently, in any conversation: an
    * assistant message one agent hands another (a sub-agent's answer in a
    * supervisor's history) was sent by a model, just not in this conversation.
+   * Counted: a model that sends the same reply again sent it twice.
    */
-  readonly #replies = new LatestSetMap<Fingerprint, true>(10_000);
+  readonly #replies = new ObservedReplies(10_000);
   /** Reply messages by the ids of the items they were stored as, for requests that refer to them (`item_reference`). */
   readonly #stored = new StoredReplies();
   /**
@@ -293,14 +295,14 @@ export class ImplicitLogs {
     const unseen: Fingerprint[] = [];
     const { messages, fingerprints } = read.seen;
     for (let i = messages.length - 2; i >= 0 && unseen.length < limit; i--) {
-      if (messages[i]?.role === 'assistant' && !this.#replies.has(fingerprints[i]!)) unseen.push(fingerprints[i]!);
+      if (messages[i]?.role === 'assistant' && this.#replies.times(fingerprints[i]!) === 0) unseen.push(fingerprints[i]!);
     }
     return unseen;
   }
 
   /** Replies another process observed (a shared store says so): they count as replies some model sent. */
   noteReplies(fingerprints: Iterable<Fingerprint>): void {
-    for (const fingerprint of fingerprints) this.#replies.set(fingerprint, true);
+    for (const fingerprint of fingerprints) this.#replies.seenElsewhere(fingerprint);
   }
 
   /** A request message's fingerprint (references are resolved before, by the stored replies). */
@@ -334,7 +336,7 @@ export class ImplicitLogs {
           fingerprints,
           sketches: replied.map((message) => storedSketch(message, false)),
         });
-        for (const fingerprint of fingerprints) this.#replies.set(fingerprint, true);
+        for (const fingerprint of fingerprints) this.#replies.observe(fingerprint);
         if (stored !== undefined) this.#stored.record(stored);
         if (context?.id !== undefined) this.#held.set(context.id, { conversation: new WeakRef(conversation), length: conversation.length });
       },
@@ -344,7 +346,7 @@ export class ImplicitLogs {
   /** A branch of `conversation`: its first `base` messages, then `reply`, another choice the model sent for the same request. */
   #sibling(store: ConversationStore, conversation: Conversation, base: number, reply: readonly Message[]): void {
     const fingerprints = reply.map((message) => fingerprintOf(message, FINGERPRINT_OPTIONS));
-    for (const fingerprint of fingerprints) this.#replies.set(fingerprint, true);
+    for (const fingerprint of fingerprints) this.#replies.observe(fingerprint);
     const sketches = reply.map((message) => storedSketch(message, false));
     branchAt(store, conversation, base, { fingerprints, sketches }, { ...conversation.lastRequest, replyObserved: true }, this.#now());
   }

@@ -34,9 +34,9 @@ export interface ReadRequest {
   key: Fingerprint;
 }
 
-/** The fingerprints of replies some model sent recently, in any conversation. */
+/** The replies some model sent recently, in any conversation: how many times each was observed (0: never). */
 export interface KnownReplies {
-  has(fingerprint: Fingerprint): boolean;
+  times(fingerprint: Fingerprint): number;
 }
 
 /**
@@ -79,7 +79,7 @@ export function decide(
     const keep = new Set(made);
     const implied = concat(conversation, seen, offset + conversation.length, (i) => !keep.has(i), captureContent);
     // The branch is still this conversation as the app sees it: it keeps the id.
-    const unobservedReplies = made.every((i) => !replies.has(seen.fingerprints[i]!));
+    const unobservedReplies = made.every((i) => replies.times(seen.fingerprints[i]!) === 0);
     return { violation: reconstructionFailure(implied, seen, captureContent), number: conversation.number, unobservedReplies };
   }
   const candidates = related(store, seen, first, key, chains, recent, run);
@@ -165,20 +165,33 @@ function related(
 /**
  * Non-trailing assistant messages of the new part that no model sent, when
  * the last reply was observed: not a reply seen recently (a sub-agent's
- * answer handed on is one), or one this conversation already has (a copy).
+ * answer handed on is one), or a copy: a message the history already holds
+ * as many times as models were seen sending it. A model that says the same
+ * thing again (the same call, the same words) sent it again: its reply to a
+ * request on another branch (a request that left a message out) brought back
+ * into the full history is a reply the model sent, not a copy.
  */
 function invented(conversation: Conversation, seen: Seen, offset: number, replies: KnownReplies): number[] {
   if (!conversation.lastRequest.replyObserved) return [];
   const found: number[] = [];
   const last = seen.messages.length - 1;
-  let own: Set<Fingerprint> | undefined;
+  let held: Map<Fingerprint, number> | undefined;
   for (let i = offset + conversation.length; i < last; i++) {
     if (seen.messages[i]?.role !== 'assistant') continue;
     const fingerprint = seen.fingerprints[i]!;
-    own ??= new Set(conversation.fingerprints);
-    if (!replies.has(fingerprint) || own.has(fingerprint)) found.push(i);
+    held ??= countOf(conversation.fingerprints);
+    const before = held.get(fingerprint) ?? 0;
+    if (replies.times(fingerprint) <= before) found.push(i);
+    else held.set(fingerprint, before + 1);
   }
   return found;
+}
+
+/** How many times each fingerprint occurs. */
+function countOf(fingerprints: Iterable<Fingerprint>): Map<Fingerprint, number> {
+  const counts = new Map<Fingerprint, number>();
+  for (const fingerprint of fingerprints) counts.set(fingerprint, (counts.get(fingerprint) ?? 0) + 1);
+  return counts;
 }
 
 /** The chain hashes of a request's prefixes from `offset` on: `chain[k]`, of its `k` messages after `offset`. */

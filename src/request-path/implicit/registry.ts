@@ -4,7 +4,7 @@
 
 import { booleanFromEnv } from '../../environment';
 import type { InvariantInstruments } from '../../telemetry/instruments';
-import { currentHost, type ImplicitLogOptions } from '../host';
+import { currentHost, IMPLICIT_ENV_VAR, type ImplicitLogOptions } from '../host';
 import { ImplicitLogs } from './implicit-logs';
 import { RedisBuckets } from './redis-buckets';
 import { connectionFor } from './redis-connection';
@@ -14,8 +14,6 @@ import { storeChoice, type StoreChoice } from './store-config';
 /** What the request path asks of the implicit log, kept in this process's memory or in a shared store. */
 export type ImplicitLog = Pick<ImplicitLogs, 'check' | 'continueHeld' | 'size'> & Partial<Pick<ImplicitLogs, 'checkBytes'>>;
 
-/** `NOUS_SESSION_INVARIANT_IMPLICIT=off` turns the implicit log off; bound sessions are still checked. */
-export const IMPLICIT_ENV_VAR = 'NOUS_SESSION_INVARIANT_IMPLICIT';
 /**
  * Conversations the implicit log keeps at most, when
  * `implicit.maxConversations` is not a positive finite number
