@@ -5,8 +5,9 @@
 // upward is a type in the wrong place.
 //
 // From the ground up:
-//   base          result.ts, version.ts, warnings.ts: the result shape, the
-//                 package's name and version, its warning sink
+//   base          result.ts, version.ts, warnings.ts, lazy-part.ts: the result
+//                 shape, the package's name and version, its warning sink,
+//                 the loading of parts on demand
 //   model/        the canonical message model
 //   log/          the append-only session log and its fold
 //   invariant/    the check itself: pure, no telemetry
@@ -22,7 +23,7 @@
 //   entries       src/*.ts: the public entry points; viewer/, the bin
 
 const LAYERS = [
-  ['base', '^src/(result|version|warnings)[.]ts$'],
+  ['base', '^src/(result|version|warnings|lazy-part)[.]ts$'],
   ['model', '^src/model/'],
   ['log', '^src/log/'],
   ['invariant', '^src/invariant/'],
@@ -34,7 +35,7 @@ const LAYERS = [
   ['integrations', '^src/integrations/'],
   ['instrumentation', '^src/instrumentation/'],
   ['register', '^src/register/'],
-  ['entries', '^src/(viewer/|(?!(result|version|warnings)[.]ts$)[^/]+[.]m?ts$)'],
+  ['entries', '^src/(viewer/|(?!(result|version|warnings|lazy-part)[.]ts$)[^/]+[.]m?ts$)'],
 ];
 
 // One rule per layer: nothing in it may import any layer above it.

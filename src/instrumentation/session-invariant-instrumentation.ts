@@ -7,7 +7,7 @@ import { INTEGRATIONS } from '../integrations/index';
 import { readEnvFlag, resolveMode } from '../invariant/mode';
 import { captureContentFromEnv } from '../reaction/act-on-check';
 import { contentCaptureOption } from '../reaction/content-capture-option';
-import { TRUST_INPUT_FILTERS_ENV_VAR } from '../integrations/openai-agents/model-call';
+import { TRUST_INPUT_FILTERS_ENV_VAR } from '../integrations/openai-agents/supported';
 import { IMPLICIT_ENV_VAR } from '../request-path/host';
 import { clearHost, setHost, type HostSettings, type RequestCheckHost } from '../request-path/host';
 import { apiEventLogger } from '../telemetry/evaluation-event';
