@@ -5,6 +5,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // Installs the fixture projects that are missing or stale (test/support/fixture-projects.ts).
     globalSetup: ['./test/support/global-setup.ts'],
+    // The parts the package loads on demand with require, provided as the runner loads them (src/lazy-part.ts).
+    setupFiles: ['./test/support/lazy-parts.ts'],
     // Generous for a loaded 2-core machine; a subprocess that hangs is killed
     // sooner (test/support/run-node.ts) and its error says what it printed.
     testTimeout: 120_000,

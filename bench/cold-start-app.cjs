@@ -4,10 +4,22 @@
 // function's module scope does, then prints what the process cost: CPU (user
 // and system, from the process's start) and peak resident memory. With
 // START_SDK=1 it starts a plain NodeSDK itself, the baseline `register` is
-// compared with. BENCH_LIST=1 adds the package's own modules it loaded.
+// compared with. HOOK_ONLY=1 (with START_SDK=1) then adds an
+// instrumentation that patches nothing but hooks both SDKs, as one of
+// contrib's would: the require hook's own cost, which any instrumentation of
+// these modules pays. BENCH_LIST=1 adds the package's own modules it loaded.
 if (process.env.START_SDK === '1') {
   const { NodeSDK } = require('@opentelemetry/sdk-node');
   new NodeSDK().start();
+}
+if (process.env.HOOK_ONLY === '1') {
+  const { InstrumentationBase, InstrumentationNodeModuleDefinition } = require('@opentelemetry/instrumentation');
+  class HookOnly extends InstrumentationBase {
+    init() {
+      return ['openai', '@anthropic-ai/sdk'].map((name) => new InstrumentationNodeModuleDefinition(name, ['*'], (exports) => exports));
+    }
+  }
+  new HookOnly('hook-only', '0.0.0');
 }
 const OpenAI = require('openai');
 const Anthropic = require('@anthropic-ai/sdk');

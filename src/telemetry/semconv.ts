@@ -115,6 +115,19 @@ export const ATTR_MISSING_ROLES = 'nous.session.invariant.missing.roles';
  * one with no preview). Opt-in, like every preview (docs/behaviour.md §6.3).
  */
 export const ATTR_MISSING_PREVIEWS = 'nous.session.invariant.missing.previews';
+/**
+ * Reconstruction kinds only, on the span event, when a sketched surplus
+ * request message is a tool result: the call id each answers, aligned with
+ * `.extra.roles` (`''` for a message that is no tool result). Identifiers, not
+ * prompt text: the explanation names them too (docs/behaviour.md §6.1).
+ */
+export const ATTR_EXTRA_TOOL_CALL_IDS = 'nous.session.invariant.extra.tool_call_ids';
+/** As `.extra.tool_call_ids`, the tool's name of each tool result (`''` for other messages). */
+export const ATTR_EXTRA_TOOL_NAMES = 'nous.session.invariant.extra.tool_names';
+/** As `.extra.tool_call_ids`, for the sketched fold messages the request left out, aligned with `.missing.roles`. */
+export const ATTR_MISSING_TOOL_CALL_IDS = 'nous.session.invariant.missing.tool_call_ids';
+/** As `.extra.tool_names`, for the sketched fold messages the request left out. */
+export const ATTR_MISSING_TOOL_NAMES = 'nous.session.invariant.missing.tool_names';
 /** On the internal-error counter: where the failure was caught. */
 export const ATTR_WHERE = 'nous.session.invariant.where';
 /** On the eviction counter: `idle` (unused past the idle timeout) or `capacity` (the cap was reached). */

@@ -12,6 +12,8 @@ import {
   ATTR_EXTRA_COUNT,
   ATTR_EXTRA_PREVIEWS,
   ATTR_EXTRA_ROLES,
+  ATTR_EXTRA_TOOL_CALL_IDS,
+  ATTR_EXTRA_TOOL_NAMES,
   ATTR_GEN_AI_AGENT_NAME,
   ATTR_GEN_AI_CONVERSATION_ID,
   ATTR_GEN_AI_PROVIDER_NAME,
@@ -22,6 +24,8 @@ import {
   ATTR_MISSING_COUNT,
   ATTR_MISSING_PREVIEWS,
   ATTR_MISSING_ROLES,
+  ATTR_MISSING_TOOL_CALL_IDS,
+  ATTR_MISSING_TOOL_NAMES,
   ATTR_MODE,
   ATTR_REASON,
   ATTR_REQUEST_LENGTH,
@@ -163,6 +167,8 @@ export function violationAttributes(violation: ViolationDetails, context: Record
       attributes[ATTR_EXTRA_ROLES] = violation.extra.map(roleOf);
       attributes[ATTR_MISSING_COUNT] = violation.missingCount;
       attributes[ATTR_MISSING_ROLES] = violation.missing.map(roleOf);
+      addToolIdentifiers(attributes, violation.extra, ATTR_EXTRA_TOOL_CALL_IDS, ATTR_EXTRA_TOOL_NAMES);
+      addToolIdentifiers(attributes, violation.missing, ATTR_MISSING_TOOL_CALL_IDS, ATTR_MISSING_TOOL_NAMES);
       if (violation.differs) attributes[ATTR_DIFFERS] = violation.differs;
       if (context.captureContent) {
         attributes[ATTR_EXTRA_PREVIEWS] = violation.extra.map(previewOf);
@@ -170,6 +176,14 @@ export function violationAttributes(violation: ViolationDetails, context: Record
       }
   }
   return attributes;
+}
+
+/** The call ids and tool names of the sketched tool results, aligned with their roles; nothing when none is one. */
+function addToolIdentifiers(attributes: Attributes, sketches: readonly MessageSketch[], ids: string, names: string): void {
+  const results = sketches.map((s) => (s.role === 'tool' && 'toolCallId' in s ? s : undefined));
+  if (!results.some((s) => s !== undefined && (s.toolCallId !== null || s.name !== null))) return;
+  attributes[ids] = results.map((s) => writtenText(s?.toolCallId ?? undefined) ?? '');
+  attributes[names] = results.map((s) => writtenText(s?.name ?? undefined) ?? '');
 }
 
 /** The role as sent, bounded: a malformed entry's role is whatever the caller put there. */

@@ -23,6 +23,9 @@ export interface LineContext {
   unobservedReplies?: boolean | undefined;
 }
 
+/** How the explanation says the surplus is replies this process never saw (the viewer reads it back to pick the fix). */
+export const UNOBSERVED_REPLIES_WORDS = 'that this process never saw a model send';
+
 const AGAINST: Record<LogKind, string> = { bound: 'the session log', implicit: 'the conversation so far' };
 
 /**
@@ -50,7 +53,7 @@ export function explainViolation(violation: ViolationDetails, log: LogKind, unob
           log === 'bound'
             ? 'the session log does not hold'
             : unobservedReplies
-              ? 'that this process never saw a model send'
+              ? UNOBSERVED_REPLIES_WORDS
               : 'the model was never sent and never said';
         return `extra_message: the request carries ${what(violation.extra, violation.extraCount)} ${unseen}, ${position}${differs}`;
       }
@@ -91,6 +94,17 @@ const USUAL_FIX: Record<ViolationDetails['kind'], Record<LogKind, string>> = {
 };
 
 /**
+ * The one place that words the usual cause and fix of a violation of `kind`
+ * against a `log`: the warning line's "Fix:" and the viewer's. Undefined for
+ * a kind this version does not know (the viewer may hear from a newer one).
+ */
+export function usualFix(kind: string, log: string | undefined, unobservedReplies = false): string | undefined {
+  if (!Object.hasOwn(USUAL_FIX, kind)) return undefined;
+  if (unobservedReplies && kind === 'extra_message') return UNOBSERVED_REPLIES_FIX;
+  return USUAL_FIX[kind as ViolationDetails['kind']][log === 'bound' ? 'bound' : 'implicit'];
+}
+
+/**
  * The warning line for one violation (the logger adds the `[nous-session-invariant]`
  * prefix and escapes control characters). Every caller-supplied value in it is
  * read safely and bounded (`writtenText`).
@@ -105,9 +119,7 @@ export function violationLine(violation: ViolationDetails, context: LineContext)
   const where = span && isSpanContextValid(span) ? `; trace ${span.traceId} span ${span.spanId}` : '';
   let line = `session invariant violation: ${explainViolation(violation, context.log, context.unobservedReplies)}`;
   if (who.length > 0) line += `; ${who.join(', ')}`;
-  const fix =
-    context.unobservedReplies && violation.kind === 'extra_message' ? UNOBSERVED_REPLIES_FIX : USUAL_FIX[violation.kind][context.log];
-  line += `${where}. Fix: ${fix}. See ${docsLinkFor(violation.kind)}`;
+  line += `${where}. Fix: ${usualFix(violation.kind, context.log, context.unobservedReplies)}. See ${docsLinkFor(violation.kind)}`;
   if (context.captureContent && 'extra' in violation) {
     line += ` (previews: extra ${JSON.stringify(violation.extra.map(previewOf))}, missing ${JSON.stringify(violation.missing.map(previewOf))})`;
   }

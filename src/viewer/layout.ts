@@ -21,6 +21,9 @@ export interface Cell {
   count: number;
   mark: Mark;
   role?: string;
+  /** For a sketched tool result: the call it answers and the tool's name (identifiers, exported without capture). */
+  toolCallId?: string;
+  toolName?: string;
   preview?: string;
 }
 
@@ -58,6 +61,8 @@ export function layoutOf(kind: string, log: string | undefined, a: OtlpAttribute
   const missingRoles = strings(a[`${P}missing.roles`]);
   const extraPreviews = strings(a[`${P}extra.previews`]);
   const missingPreviews = strings(a[`${P}missing.previews`]);
+  const extraTools = toolsOf(a, 'extra');
+  const missingTools = toolsOf(a, 'missing');
   const extraCount = Math.min(count(a[`${P}extra.count`]) ?? extraRoles.length, requestLength - index);
   const missingCount = Math.min(count(a[`${P}missing.count`]) ?? missingRoles.length, logLength - index);
 
@@ -77,8 +82,9 @@ export function layoutOf(kind: string, log: string | undefined, a: OtlpAttribute
     const sketched = Math.max(Math.min(extraCount, SKETCHES), Math.min(missingCount, SKETCHES));
     for (let k = 0; k < sketched; k++) {
       rows.push({
-        request: k < Math.min(extraCount, SKETCHES) ? sketch(index + k, 'extra', extraRoles[k], extraPreviews[k]) : null,
-        log: k < Math.min(missingCount, SKETCHES) ? sketch(index + k, 'missing', missingRoles[k], missingPreviews[k]) : null,
+        request: k < Math.min(extraCount, SKETCHES) ? sketch(index + k, 'extra', extraRoles[k], extraPreviews[k], extraTools[k]) : null,
+        log:
+          k < Math.min(missingCount, SKETCHES) ? sketch(index + k, 'missing', missingRoles[k], missingPreviews[k], missingTools[k]) : null,
       });
     }
     if (extraCount > SKETCHES || missingCount > SKETCHES) {
@@ -137,11 +143,25 @@ function both(position: number, count: number, mark: Mark): Row {
   return { request: { position, count, mark }, log: { position, count, mark } };
 }
 
-function sketch(position: number, mark: Mark, role: string | undefined, preview: string | undefined): Cell {
+function sketch(position: number, mark: Mark, role: string | undefined, preview: string | undefined, tool: Tool | undefined): Cell {
   const cell: Cell = { position, count: 1, mark };
   if (role !== undefined) cell.role = role;
+  if (tool?.callId) cell.toolCallId = tool.callId;
+  if (tool?.name) cell.toolName = tool.name;
   if (preview) cell.preview = preview;
   return cell;
+}
+
+interface Tool {
+  callId: string;
+  name: string;
+}
+
+/** The sketched messages' tool identifiers on one side (`.tool_call_ids`, `.tool_names`, aligned with the roles). */
+function toolsOf(a: OtlpAttributes, side: 'extra' | 'missing'): Tool[] {
+  const ids = strings(a[`${P}${side}.tool_call_ids`]);
+  const names = strings(a[`${P}${side}.tool_names`]);
+  return Array.from({ length: Math.max(ids.length, names.length) }, (_, k) => ({ callId: ids[k] ?? '', name: names[k] ?? '' }));
 }
 
 function count(value: OtlpValue | undefined): number | undefined {

@@ -12,6 +12,8 @@ export interface PageOptions {
   /** Jaeger's UI, for a link to each violation's trace (`URL/trace/<traceId>`). */
   jaeger: string | undefined;
   capacity: number;
+  /** Where apps send their telemetry (the OTLP receiver), for the empty page's hint; set once it listens. */
+  otlpUrl?: string | undefined;
   /** Refuse Host headers other than loopback names, so a rebound DNS name cannot read the page. */
   loopbackOnly: boolean;
 }
@@ -83,7 +85,8 @@ function stream(req: IncomingMessage, res: ServerResponse, store: ViolationStore
   res.on('error', drop);
   void (async () => {
     const held = store.list();
-    if (!res.write(frame('config', { jaeger: options.jaeger ?? null, capacity: options.capacity }))) await drained(res);
+    if (!res.write(frame('config', { jaeger: options.jaeger ?? null, capacity: options.capacity, otlp: options.otlpUrl ?? null })))
+      await drained(res);
     for (const v of held) {
       if (!open) return;
       if (!res.write(frame('violation', v))) await drained(res);

@@ -2,15 +2,21 @@
 // bounded however long it runs. A violation's span event and its log record
 // arrive separately (traces and logs are exported apart) and merge into one.
 
+import { docsLinkFor } from '../telemetry/docs-link';
+import { UNOBSERVED_REPLIES_WORDS, usualFix } from '../telemetry/violation-line';
 import { boundViolation } from './bounded-violation';
 import { layoutOf, type Layout } from './layout';
 import { mergeViolation, violationKey, type ViewerViolation } from './violation';
 
-/** What the page receives for each violation: the violation, its picture, and an id to update it by. */
+/** What the page receives for each violation: the violation, its picture, its usual fix and docs, and an id to update it by. */
 export interface StoredViolation extends ViewerViolation {
   id: number;
   receivedMs: number;
   layout: Layout | null;
+  /** The usual cause and fix, as the warning line words it; undefined for a kind this version does not know. */
+  fix: string | undefined;
+  /** The docs section for the kind, undefined for a kind this version does not know. */
+  docs: string | undefined;
 }
 
 /** How many violations are kept by default; `--max-violations` changes it. */
@@ -38,11 +44,13 @@ export class ViolationStore {
         mergeViolation(stored, v);
         boundViolation(stored);
       } else {
-        stored = { ...v, id: this.#nextId++, receivedMs: Date.now(), layout: null };
+        stored = { ...v, id: this.#nextId++, receivedMs: Date.now(), layout: null, fix: undefined, docs: undefined };
         this.#byKey.set(key, stored);
         this.#evict();
       }
       stored.layout = layoutOf(stored.kind, stored.log, stored.attributes);
+      stored.fix = usualFix(stored.kind, stored.log, stored.explanation?.includes(UNOBSERVED_REPLIES_WORDS));
+      stored.docs = stored.fix === undefined ? undefined : docsLinkFor(stored.kind);
       for (const listener of this.#listeners) listener(stored);
     }
   }

@@ -3,7 +3,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DEFAULT_MAX_BODY_BYTES } from './body';
-import { pageHandler } from './page-server';
+import { pageHandler, type PageOptions } from './page-server';
 import { otlpHandler } from './receiver';
 import { DEFAULT_CAPACITY, ViolationStore } from './store';
 
@@ -35,7 +35,8 @@ export async function startViewer(options: ViewerOptions): Promise<RunningViewer
   const store = new ViolationStore(capacity);
   const loopbackOnly = isLoopback(options.host);
   const otlp = createServer(otlpHandler(store, options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, loopbackOnly));
-  const page = createServer(pageHandler(store, { jaeger: options.jaeger, capacity, loopbackOnly }));
+  const pageOptions: PageOptions = { jaeger: options.jaeger, capacity, loopbackOnly };
+  const page = createServer(pageHandler(store, pageOptions));
   const otlpPort = await listen(otlp, options.otlpPort, options.host);
   let pagePort: number;
   try {
@@ -45,10 +46,11 @@ export async function startViewer(options: ViewerOptions): Promise<RunningViewer
     throw error;
   }
   const shown = options.host.includes(':') ? `[${options.host}]` : options.host;
+  pageOptions.otlpUrl = `http://${shown}:${otlpPort}`;
   return {
     store,
     pageUrl: `http://${shown}:${pagePort}`,
-    otlpUrl: `http://${shown}:${otlpPort}`,
+    otlpUrl: pageOptions.otlpUrl,
     close: async () => {
       page.closeAllConnections();
       otlp.closeAllConnections();

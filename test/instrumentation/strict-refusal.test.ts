@@ -4,11 +4,13 @@
 // attempt (each client with its default retries), and nothing reaches the
 // provider.
 
+import { createRequire } from 'node:module';
+import { resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SessionInvariantViolation, VIOLATION_METRIC, setLogger } from '../../src/index';
 import { CHECKS_METRIC } from '../../src/telemetry/semconv';
 import { resetWarnings } from '../../src/warnings';
-import { useInstrumentedProvider } from '../support/instrumented';
+import { requireSdk, useInstrumentedProvider } from '../support/instrumented';
 
 const suite = useInstrumentedProvider({ mode: 'strict' });
 
@@ -22,7 +24,11 @@ afterEach(() => setLogger(null));
  * Two correct turns through `send`, then a third request with the first reply
  * dropped: the third is refused with the violation, once, and never sent.
  */
-async function refusesDrop<M>(send: (messages: M[]) => Promise<M>, user: (text: string) => M): Promise<void> {
+async function refusesDrop<M>(
+  send: (messages: M[]) => Promise<M>,
+  user: (text: string) => M,
+  violationOf: (error: unknown) => unknown = (error) => error,
+): Promise<void> {
   const tag = Math.random().toString(36).slice(2);
   const history: M[] = [user(`First question ${tag}`)];
   history.push(await send(history.slice()));
@@ -36,8 +42,8 @@ async function refusesDrop<M>(send: (messages: M[]) => Promise<M>, user: (text: 
     () => undefined,
     (error: unknown) => error,
   );
-  expect(thrown).toBeInstanceOf(SessionInvariantViolation);
-  expect(thrown).toMatchObject({ details: { kind: 'missing_message' } });
+  expect(violationOf(thrown)).toBeInstanceOf(SessionInvariantViolation);
+  expect(violationOf(thrown)).toMatchObject({ details: { kind: 'missing_message' } });
   expect(suite.server.received.length).toBe(sent);
   // One attempt: checked once, not retried.
   expect((await suite.env.otel.total(CHECKS_METRIC)) - checks).toBe(1);
@@ -99,4 +105,57 @@ describe('strict mode refuses a broken request before it is sent, with the viola
       (text) => ({ role: 'user', content: text }),
     );
   });
+
+  it('groq-sdk Chat Completions (client hook, default maxRetries)', async () => {
+    const { default: Groq } = requireSdk('groq-sdk') as typeof import('groq-sdk');
+    const client = new Groq({ apiKey: 'k', baseURL: suite.server.url });
+    type Chat = { role: 'user' | 'assistant'; content: string };
+    await refusesDrop<Chat>(
+      async (messages) => {
+        const completion = await client.chat.completions.create({ model: 'llama-test', messages });
+        return { role: 'assistant', content: completion.choices[0]!.message.content ?? '' };
+      },
+      (text) => ({ role: 'user', content: text }),
+    );
+  });
+
+  it('@mistralai/mistralai chat (fetch seam with a Request, default retries): its error carries the violation as its cause', async () => {
+    const mistral = await mistralClient(suite.server.url);
+    type Chat = { role: 'user' | 'assistant'; content: string };
+    await refusesDrop<Chat>(
+      async (messages) => {
+        const completion = await mistral.chat.complete({ model: 'mistral-test', messages });
+        return { role: 'assistant', content: completion.choices[0]!.message.content ?? '' };
+      },
+      (text) => ({ role: 'user', content: text }),
+      (error) => (error as { cause?: unknown }).cause,
+    );
+  });
+
+  it('@mistralai/mistralai: a last assistant message with prefix: true (a prefill) is no violation', async () => {
+    const mistral = await mistralClient(suite.server.url);
+    const before = await suite.env.otel.total(VIOLATION_METRIC);
+    const messages = [
+      { role: 'user' as const, content: `Write a haiku ${Math.random()}` },
+      { role: 'assistant' as const, content: 'Rain on', prefix: true },
+    ];
+    await mistral.chat.complete({ model: 'mistral-test', messages });
+    expect((await suite.env.otel.total(VIOLATION_METRIC)) - before).toBe(0);
+  });
 });
+
+type MistralMessage = { role: 'user' | 'assistant'; content: string; prefix?: boolean };
+interface MistralClient {
+  chat: {
+    complete(request: { model: string; messages: MistralMessage[] }): Promise<{ choices: Array<{ message: { content: string | null } }> }>;
+  };
+}
+
+/** A Mistral client on `serverURL`, from its own fixture project (test/fixtures/mistral). */
+async function mistralClient(serverURL: string): Promise<MistralClient> {
+  const fixture = createRequire(resolve(__dirname, '../fixtures/mistral/package.json'));
+  const { Mistral } = (await import(fixture.resolve('@mistralai/mistralai'))) as {
+    Mistral: new (options: { apiKey: string; serverURL: string }) => MistralClient;
+  };
+  return new Mistral({ apiKey: 'k', serverURL });
+}

@@ -64,7 +64,8 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
       }
       const id = ++counter;
       if (body.model === ENDLESS_MODEL && body.stream) return endlessStream(req, res, path, id, endless);
-      if (path === '/v1/chat/completions') {
+      if (path.endsWith('/v1/chat/completions')) {
+        // Groq's path is /openai/v1/chat/completions.
         // With tools offered and a user message last, call the first tool once; answer after its result.
         const messages = (body.messages ?? []) as Array<{ role: string }>;
         const tools = (body.tools ?? []) as Array<{ function?: { name?: string } }>;

@@ -14,6 +14,8 @@ export interface ZeroCodeRun {
   checks: number;
   /** The logs (`bound`, `implicit`) the violations and checks were against. */
   logs: unknown[];
+  /** The providers (`gen_ai.provider.name`) the checks were counted for. */
+  providers: unknown[];
   stderr: string;
 }
 
@@ -53,6 +55,7 @@ export async function runRegisteredApp(script: string, env: Record<string, strin
     kinds: violations.flatMap((p) => Array<string>(p.value).fill(p.attributes['nous.session.invariant.kind'] as string)).sort(),
     checks: checks.reduce((n, p) => n + p.value, 0),
     logs: [...new Set([...violations, ...checks].map((p) => p.attributes['nous.session.invariant.log']))],
+    providers: [...new Set(checks.map((p) => p.attributes['gen_ai.provider.name']))],
     stderr: run.stderr,
   };
 }

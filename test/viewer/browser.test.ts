@@ -31,6 +31,8 @@ let otlpUrl: string;
 let context: BrowserContext;
 let page: Page;
 let profile: string;
+/** The list's text before any app ran: the empty page's start hint. */
+let emptyPage: string;
 
 /** Starts the package's bin on free ports, linking traces to JAEGER. */
 async function startBin(): Promise<void> {
@@ -100,6 +102,7 @@ describe.runIf(runs)('the viewer in chromium', () => {
     page = context.pages()[0] ?? (await context.newPage());
     await page.goto(pageUrl);
     await page.waitForFunction("document.getElementById('status').textContent.startsWith('0 violations')");
+    emptyPage = (await page.locator('#list').textContent()) ?? '';
     // Four unmodified runs, two at a time: a dropped turn and a reorder over protobuf, a duplicate and a bound
     // session's invented message over JSON.
     await Promise.all([
@@ -117,6 +120,12 @@ describe.runIf(runs)('the viewer in chromium', () => {
     viewer?.stop();
     await provider?.close();
     if (profile) rmSync(profile, { recursive: true, force: true });
+  });
+
+  it('the empty page says how to send violations to it, with its own OTLP address', () => {
+    expect(emptyPage).toContain('No violations yet.');
+    expect(emptyPage).toContain('NODE_OPTIONS="--require nous-session-invariant/register"');
+    expect(emptyPage).toContain(`OTEL_EXPORTER_OTLP_ENDPOINT=${otlpUrl} node app.js`);
   });
 
   it('shows each run’s violation within a few seconds of its exit, grouped by conversation', async () => {
@@ -138,8 +147,51 @@ describe.runIf(runs)('the viewer in chromium', () => {
     await select('app-missing');
     expect(await marked()).toEqual(['log 5 missing user', 'log 6 missing assistant', 'log 7 missing tool', 'log 8 missing assistant']);
     expect(await page.locator('#detail h3').allTextContents()).toEqual(['request (10 messages)', 'conversation so far (14 messages)']);
+    // The missing tool result names its tool and the call it answered, in its row.
+    expect(await page.locator('#detail .cell.missing[data-role="tool"] .tool').textContent()).toMatch(/^get_weather · call id call_\S+$/);
+    // A matching row says so; the surplus rows say what they are.
+    expect(await page.locator('#detail .cell.same:not(.run)').first().textContent()).toMatch(/^#\d+ · matches$/);
+    // The fix and the docs, as the stderr line gives them.
+    const facts = await page.locator('#detail dt').allTextContents();
+    expect(facts).toEqual(expect.arrayContaining(['explanation', 'fix', 'docs']));
+    expect(await page.locator('#detail dd').nth(facts.indexOf('fix')).textContent()).toMatch(/^usually history trimming/);
+    const docs = page.locator('#detail dd a', { hasText: 'behaviour.md' });
+    expect(await docs.textContent()).toBe('docs/behaviour.md#missing_message');
+    expect(await docs.getAttribute('href')).toBe(
+      'https://github.com/nous-session-invariant/nous-session-invariant/blob/main/docs/behaviour.md#missing_message',
+    );
+    // The README's screenshot, taken here so it stays true: tall enough to show the last MISSING row.
+    const last = (await page.locator('#detail .cell.missing').last().boundingBox())!;
+    const height = Math.max(600, Math.ceil(last.y + last.height + 16));
+    await page.setViewportSize({ width: 1000, height });
     const png = await page.screenshot({ path: screenshotPath() });
     expect(png.subarray(1, 4).toString()).toBe('PNG');
+    expect(png.readUInt32BE(20)).toBe(height); // the PNG's own height: the rows above are in it
+    expect(last.y + last.height).toBeLessThanOrEqual(height);
+    await page.setViewportSize({ width: 1000, height: 600 });
+  });
+
+  it('breaks the explanation between words, never inside one', async () => {
+    await select('app-missing');
+    // Where a line of the explanation ends, the characters either side are never two of one word.
+    const breaks: string[] = await page.evaluate(`(() => {
+      const dd = [...document.querySelectorAll('#detail dt')].find((dt) => dt.textContent === 'explanation').nextElementSibling;
+      const text = dd.firstChild;
+      const range = document.createRange();
+      const out = [];
+      let top = null;
+      for (let i = 0; i < text.length; i++) {
+        range.setStart(text, i);
+        range.setEnd(text, i + 1);
+        const rect = range.getClientRects()[0];
+        if (!rect) continue;
+        if (top !== null && rect.top > top + 2) out.push(text.data.slice(Math.max(0, i - 1), i + 1));
+        top = rect.top;
+      }
+      return out;
+    })()`);
+    expect(breaks.length).toBeGreaterThan(0);
+    for (const pair of breaks) expect(pair, `a line broken at ${JSON.stringify(pair)}`).not.toMatch(/^\w\w$/);
   });
 
   it('a duplicated question: extra in the request at its position', async () => {
@@ -166,7 +218,7 @@ describe.runIf(runs)('the viewer in chromium', () => {
 
   it('the trace id links to Jaeger, and the span id is shown', async () => {
     await select('app-order');
-    const link = page.locator('#detail a');
+    const link = page.locator('#detail a', { hasText: /^[0-9a-f]{32}$/ });
     const traceId = await link.textContent();
     expect(traceId).toMatch(/^[0-9a-f]{32}$/);
     expect(await link.getAttribute('href')).toBe(`${JAEGER}/trace/${traceId}`);

@@ -20,6 +20,29 @@ function columns(layout: Layout | null): { request: string[]; log: string[] } {
 }
 
 describe('layoutOf', () => {
+  it('a sketched tool result carries its tool name and call id into its cell; other cells carry none', () => {
+    const layout = layoutOf(
+      'missing_message',
+      'implicit',
+      attrs({
+        index: 1,
+        request_length: 1,
+        log_length: 3,
+        'extra.count': 0,
+        'extra.roles': [],
+        'missing.count': 2,
+        'missing.roles': ['assistant', 'tool'],
+        'missing.tool_call_ids': ['', 'call_7'],
+        'missing.tool_names': ['', 'get_weather'],
+      }),
+    );
+    const missing = layout!.rows.flatMap((r) => (r.log?.mark === 'missing' ? [r.log] : []));
+    expect(missing).toEqual([
+      { position: 1, count: 1, mark: 'missing', role: 'assistant' },
+      { position: 2, count: 1, mark: 'missing', role: 'tool', toolCallId: 'call_7', toolName: 'get_weather' },
+    ]);
+  });
+
   it('a dropped turn: the missing messages at the first difference in the log column, the request closing up', () => {
     const layout = layoutOf(
       'missing_message',

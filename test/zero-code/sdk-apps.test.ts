@@ -256,3 +256,17 @@ describe.each(['chat', 'react', 'create-agent'])('LangChain.js on ChatOpenAI, ze
     expect((await runApp('langchain.cjs', { AGENT: agent, FAULT: fault })).kinds).toEqual([kind]);
   });
 });
+
+// The client sends `fetch(new Request(url, init))`; the fetch seam reads the Request.
+describe.each(['0', '1'])('@mistralai/mistralai chat, zero code (stream %s)', (stream) => {
+  it.concurrent('a correct tool loop stays silent, every request checked as mistral_ai', async () => {
+    const result = await runApp('mistral.mjs', { STREAM: stream });
+    expect(result.kinds).toEqual([]);
+    expect(result.checks).toBe(10);
+    expect(result.providers).toEqual(['mistral_ai']);
+  });
+
+  it.concurrent.each(FAULTS)('%s is reported once as %s', async (fault, kind) => {
+    expect((await runApp('mistral.mjs', { STREAM: stream, FAULT: fault })).kinds).toEqual([kind]);
+  });
+});

@@ -9,12 +9,10 @@
 
 import diagnosticsChannel from 'node:diagnostics_channel';
 import { callScopeStorage, type CallScope } from '../../request-path/call-scope';
-import { checkModelRequest } from '../../request-path/check-request';
 import { frameworkRunStorage, type RunKey } from '../../request-path/run';
 import { contained } from '../../telemetry/internal-error';
-import { isWalkable } from '../../reading/canonical';
-import { replyOf } from './middleware';
-import { aiSdkModelRequest } from './model-request';
+import { lazyPart } from '../../lazy-part';
+import type { StepEvent } from './channel-check';
 
 /** The AI SDK's tracing channel. */
 export const AI_SDK_TELEMETRY_CHANNEL = 'ai:telemetry';
@@ -24,7 +22,7 @@ const RUN_TYPES = new Set(['generateText', 'streamText', 'generateObject', 'stre
 
 interface ChannelMessage {
   type?: unknown;
-  event?: { provider?: unknown; modelId?: unknown; instructions?: unknown; messages?: unknown };
+  event?: StepEvent;
   result?: unknown;
 }
 
@@ -76,17 +74,13 @@ function settle(message: ChannelMessage): void {
   if (typeof event !== 'object' || event === null || !Array.isArray(event.messages)) return;
   if (checkedSteps.has(event.messages)) return;
   checkedSteps.add(event.messages);
-  // A list too long to walk (a sparse `length = 2**32 - 1`) is handed on unread, for the check to report.
-  const instructions = instructionsAsMessages(event.instructions);
-  const unwalkable = [instructions, event.messages].find((list) => !isWalkable(list));
-  const prompt = unwalkable ?? [...instructions, ...(event.messages as unknown[])];
-  const pending = checkModelRequest(aiSdkModelRequest(prompt, event.provider, event.modelId), {}, SEAM);
-  pending?.reply(replyOf(message.result));
+  checkStep(event, message.result);
 }
 
-function instructionsAsMessages(instructions: unknown): unknown[] {
-  if (typeof instructions === 'string') return instructions === '' ? [] : [{ role: 'system', content: instructions }];
-  if (Array.isArray(instructions)) return instructions as unknown[]; // unwalkable ones are refused by the caller
-  if (instructions && typeof instructions === 'object') return [instructions];
-  return [];
+/** The check of a step, loaded at the first language-model call it is needed for, not at start-up. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when the AI SDK first calls a model
+const channelCheck = lazyPart('ai-sdk/channel-check', () => require('./channel-check') as typeof import('./channel-check'));
+
+function checkStep(event: StepEvent, result: unknown): void {
+  channelCheck().checkChannelStep(event, result, SEAM);
 }

@@ -2,6 +2,7 @@
 // `@anthropic-ai/sdk` client's hook, and at the fetch seam for any other client.
 
 import type { Provider } from '../provider';
+import { SUPPORTED_VERSIONS } from '../supported-versions';
 import { anthropicModelRequest, anthropicSerialised } from './model-request';
 import { anthropicWireFormat } from './wire-format';
 
@@ -13,9 +14,10 @@ export const ANTHROPIC_MODULE = '@anthropic-ai/sdk';
  * before they are sent, and are reported once as outside this range). 0.x includes the 0.122 line
  * `@langchain/anthropic` bundles. Below 0.50 the client calls node-fetch and has Messages under
  * `client.beta` until 0.14; the seam, the request options and the retry path are the same.
- * Tested: 0.12.4 and 0.122 (test/versions/), 1.x (the dev dependency).
+ * Tested: 0.12.4 and 0.122 (test/versions/), 1.x (the dev dependency); the range and the projects are
+ * in supported-versions.ts.
  */
-export const ANTHROPIC_SUPPORTED = '>=0.12.4 <2';
+export const ANTHROPIC_SUPPORTED = SUPPORTED_VERSIONS.anthropic.range;
 
 /**
  * The `@anthropic-ai/sdk` client, checked at its `prepareOptions` seam once per

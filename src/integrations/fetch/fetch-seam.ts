@@ -32,6 +32,8 @@ import type { WireFormat } from '../wire-format';
 import { CLIENT_SEAMS, formatOfPath, mayBeModelURL as mayBeProviderURL } from '../providers';
 import { registerFetchObserver } from './fetch-registry';
 import { SentRequest } from './sent-request';
+import { providerName, sdkOf } from './callers';
+import { warnOnce } from '../../warnings';
 
 type Fetch = typeof globalThis.fetch;
 
@@ -86,28 +88,31 @@ interface Ready {
   format: WireFormat;
   version: string | null;
   scope: ReturnType<typeof currentCallScope>;
+  /** `gen_ai.provider.name` of the request, given the one its wire format names (callers.ts). */
+  provider: (named: string | undefined) => string | undefined;
 }
 
 /** The outcome of inspecting a call: nothing to await, the reply awaited, or a body still to read before the check. */
 type Inspected = Awaiting | { later: Promise<string | undefined>; ready: Ready };
 
 function inspect(input: unknown, sent: SentRequest): Inspected {
-  if (!mayBeModelURL(input)) return undefined;
+  if (!mayBeModelURL(input)) return noteUnread(input, sent);
   if (clientHookOwns(input, sent)) return undefined; // decided without parsing the URL
   const url = urlOf(input, sent);
   if (url === undefined) return undefined;
   const found = formatOfPath(url.pathname);
-  if (found === undefined) return undefined;
+  if (found === undefined) return noteUnread(url, sent);
   const { provider, format } = found;
   if (sent.method() !== 'POST') return undefined;
   const version = headerOf(sent.headers() as RequestInit['headers'], VERSION_HEADER);
-  if (checkedByClientHook(provider, version)) return undefined;
+  if (checkedByClientHook(provider, version, sent)) return undefined;
   const scope = currentCallScope();
   if (scope?.claimed) return undefined;
   if (!checksRequests()) return undefined; // switched off: the body is not even read
   const body = sent.body();
   if (body === undefined) return undefined;
-  const ready: Ready = { path: url.pathname, format, version, scope };
+  const sdk = sdkOf((name) => headerOf(sent.headers() as RequestInit['headers'], name));
+  const ready: Ready = { path: url.pathname, format, version, scope, provider: (named) => providerName(url, sdk, named) };
   if ('later' in body) return { later: body.later, ready };
   return check(ready, body.text);
 }
@@ -119,6 +124,7 @@ function check(ready: Ready, text: string): Awaiting {
     () => {
       const request = modelRequest(ready.path, text, ready.format.request);
       if (request === undefined) return undefined;
+      request.provider = ready.provider(request.provider);
       // The string sent, for the implicit log's byte record (docs/performance.md).
       request.body = { text, format: ready.format.name };
       if (ready.scope) ready.scope.seenBelow = true;
@@ -129,6 +135,30 @@ function check(ready: Ready, text: string): Awaiting {
     { passThrough: isViolation },
   );
 }
+
+/**
+ * A call no wire format reads: when it is a POST from a known model SDK (by
+ * its headers) to a path that may hold a conversation, one warning per SDK
+ * says that its requests like this one are not checked, so that silence
+ * means checked. Paths that never carry one (embeddings, files, models,
+ * token counts, ...) are passed over.
+ */
+function noteUnread(input: unknown, sent: SentRequest): undefined {
+  if (sent.method() !== 'POST') return undefined;
+  const sdk = sdkOf((name) => headerOf(sent.headers() as RequestInit['headers'], name));
+  if (sdk === undefined) return undefined;
+  const url = input instanceof URL ? input : urlOf(input, sent);
+  if (url === undefined || NOT_A_CONVERSATION.test(url.pathname)) return undefined;
+  warnOnce(
+    `unread-sdk:${sdk.name}`,
+    `${sdk.name} sent a request this package has no wire format for (POST ${url.pathname.slice(0, 200)}); its requests like it are not checked`,
+  );
+  return undefined;
+}
+
+/** Path segments of APIs that carry no conversation (embeddings, files, model lists, token counts, Ollama's model management). */
+const NOT_A_CONVERSATION =
+  /\/(embeddings?|embed|files|models|audio|images|moderations|rerank|tokenize|detokenize|classify|batches|uploads|fine[_-]?tuning|count_tokens|vector_stores|pull|push|show|copy|create|delete|ps|tags|version)(\/|$)/i;
 
 /** The URL parser removes tabs and newlines, which could join a word a format looks for. */
 const REMOVED_BY_PARSER = /[\t\n\r]/;
@@ -158,9 +188,12 @@ const VERSION_HEADER = 'x-stainless-package-version';
  * user agent but not that); the API path's provider says which SDK: a hooked
  * copy of it checks them already.
  */
-function checkedByClientHook(provider: Provider, version: string | null): boolean {
-  if (version === null || provider.client === undefined) return false;
-  return isHookedClient(provider.client.module, version);
+function checkedByClientHook(provider: Provider | undefined, version: string | null, sent: SentRequest): boolean {
+  if (version === null) return false;
+  if (provider?.client !== undefined && isHookedClient(provider.client.module, version)) return true;
+  // Another Stainless SDK on the same API (groq-sdk on OpenAI's paths): its user agent names it.
+  const sdk = sdkOf((name) => headerOf(sent.headers() as RequestInit['headers'], name));
+  return sdk !== undefined && isHookedClient(sdk.name, version);
 }
 
 /**
@@ -201,22 +234,18 @@ function trimHTTP(value: string): string {
 
 /**
  * `checkedByClientHook` for a request that carries an SDK version, told
- * without parsing its URL where that gives the same answer: when every
- * client SDK of that version is hooked (the path does not matter: a request
- * with that header comes from one of them), when none is, or when the path
- * of a plain URL string (see `plainPath`) says which SDK. False when it
- * cannot tell: the URL is then parsed and asked again.
+ * without parsing its URL where that gives the same answer: when no hooked
+ * client SDK has that version (none sent it), or when the path of a plain URL
+ * string (see `plainPath`) and the user agent say which SDK did. Other
+ * Stainless SDKs (together-ai, say) carry the header too, so a version
+ * alone never decides that a hook checked the request. False when it cannot
+ * tell: the URL is then parsed and asked again.
  */
 function clientHookOwns(input: unknown, sent: SentRequest): boolean {
   const version = headerOf(sent.headers() as RequestInit['headers'], VERSION_HEADER);
-  if (version === null) return false;
-  let hooked = 0;
-  for (const seam of CLIENT_SEAMS) if (isHookedClient(seam.module, version)) hooked++;
-  if (hooked === 0 || hooked === CLIENT_SEAMS.length) return hooked > 0;
+  if (version === null || !CLIENT_SEAMS.some((seam) => isHookedClient(seam.module, version))) return false;
   const path = input instanceof URL ? input.pathname : typeof input === 'string' ? plainPath(input) : undefined;
-  // Some of the SDKs are hooked: the path's provider says whether it is one of them that sent this.
-  const provider = path === undefined ? undefined : formatOfPath(path)?.provider;
-  return provider !== undefined && checkedByClientHook(provider, version);
+  return path !== undefined && checkedByClientHook(formatOfPath(path)?.provider, version, sent);
 }
 
 /** `scheme://authority/path`, nothing that parsing rewrites (tabs, newlines, backslashes, escapes) anywhere. */

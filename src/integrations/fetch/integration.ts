@@ -6,8 +6,7 @@ import { observeFetch } from './fetch-seam';
 /**
  * The fetch seam while the instrumentation is enabled: `globalThis.fetch` POSTs
  * to the model paths that no hooked SDK client sent, so each request is counted
- * once. It cannot throw into the caller, so strict is recorded as warn there
- * (docs/behaviour.md §5.3, §8.5).
+ * once (docs/behaviour.md §5.3, §8.5).
  */
 export const fetchIntegration: Integration = {
   name: 'fetch',

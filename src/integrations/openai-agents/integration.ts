@@ -1,25 +1,36 @@
 // The OpenAI Agents SDK: the runner's model call, its input filter and its
 // handoffs (and their input filters), patched for the turn recorder (the `openai` integration checks the
 // requests themselves), and the SDK's trace as the run a request belongs to.
+// The wrappers and the recorder load when the SDK does: a process that never
+// requires it never loads them (docs/performance.md "Cold start").
 
 import { InstrumentationNodeModuleDefinition, InstrumentationNodeModuleFile } from '@opentelemetry/instrumentation';
 import { rewrap, unwrapIfWrapped, type Integration, type Patcher } from '../integration';
 import { isSupportedVersion } from '../supported-version';
 import { addRunResolver } from '../../request-path/run';
-import { wrapApplyFilter, wrapExecuteHandoffCalls, wrapGetResponse, wrapGetStreamed } from './model-call';
+import { lazyPart } from '../../lazy-part';
 import { AGENTS_CORE_MODULE, AGENTS_CORE_SUPPORTED } from './supported';
-import { setRecording } from './turn-recorder';
 
-const PATCHED_FILES: ReadonlyArray<[file: string, wrappers: ReadonlyArray<[name: string, wrap: (original: never) => unknown]>]> = [
+type ModelCall = typeof import('./model-call');
+type TurnRecorder = typeof import('./turn-recorder');
+/* eslint-disable @typescript-eslint/no-require-imports -- loaded when the SDK is, not at start-up */
+const modelCall = lazyPart('openai-agents/model-call', () => require('./model-call') as ModelCall);
+const turnRecorder = lazyPart('openai-agents/turn-recorder', () => require('./turn-recorder') as TurnRecorder);
+/* eslint-enable @typescript-eslint/no-require-imports */
+/** Set once the SDK was patched: disabling before that has no recorder to stop, and loads none. */
+let recorderLoaded = false;
+
+/** Each patched file, its functions, and the model-call.ts wrapper of each. */
+const PATCHED_FILES: ReadonlyArray<[file: string, wrappers: ReadonlyArray<[name: string, wrapper: keyof ModelCall]>]> = [
   [
     'dist/runner/modelRetry',
     [
-      ['getResponseWithRetry', wrapGetResponse],
-      ['getStreamedResponseWithRetry', wrapGetStreamed as (original: never) => unknown],
+      ['getResponseWithRetry', 'wrapGetResponse'],
+      ['getStreamedResponseWithRetry', 'wrapGetStreamed'],
     ],
   ],
-  ['dist/runner/conversation', [['applyCallModelInputFilter', wrapApplyFilter]]],
-  ['dist/runner/toolExecution', [['executeHandoffCalls', wrapExecuteHandoffCalls]]],
+  ['dist/runner/conversation', [['applyCallModelInputFilter', 'wrapApplyFilter']]],
+  ['dist/runner/toolExecution', [['executeHandoffCalls', 'wrapExecuteHandoffCalls']]],
 ];
 
 function definition(patcher: Patcher): InstrumentationNodeModuleDefinition {
@@ -31,7 +42,9 @@ function definition(patcher: Patcher): InstrumentationNodeModuleDefinition {
           `${AGENTS_CORE_MODULE}/${file}.${extension}`,
           [AGENTS_CORE_SUPPORTED],
           (exports: Record<string, unknown>) => {
-            for (const [name, wrap] of wrappers) if (typeof exports[name] === 'function') rewrap(patcher, exports, name, wrap);
+            for (const [name, wrapper] of wrappers) {
+              if (typeof exports[name] === 'function') rewrap(patcher, exports, name, modelCall()[wrapper] as (original: never) => unknown);
+            }
             return exports;
           },
           (exports?: Record<string, unknown>) => {
@@ -51,7 +64,8 @@ function definition(patcher: Patcher): InstrumentationNodeModuleDefinition {
         AGENTS_CORE_SUPPORTED,
         'its runs are neither recorded nor checked against logs that back an AgentsLogSession (said once; requests with no bound log are still checked against the implicit log)',
       );
-      setRecording(supported, !supported);
+      recorderLoaded = true;
+      turnRecorder().setRecording(supported, !supported);
       const getCurrentTrace = exports.getCurrentTrace;
       if (supported && typeof getCurrentTrace === 'function') {
         removeResolver?.();
@@ -63,7 +77,7 @@ function definition(patcher: Patcher): InstrumentationNodeModuleDefinition {
     () => {
       removeResolver?.();
       removeResolver = undefined;
-      setRecording(false);
+      if (recorderLoaded) turnRecorder().setRecording(false);
     },
     files,
   );

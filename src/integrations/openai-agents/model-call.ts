@@ -28,6 +28,7 @@ import { currentHost } from '../../request-path/host';
 import { currentRun } from '../../request-path/run';
 import { contained } from '../../telemetry/internal-error';
 import { fromAgentItems } from './adapter';
+import { TRUST_INPUT_FILTERS_ENV_VAR } from './supported';
 import { inRecordedModelCall, recordHandoff, recordTurnInput, recordTurnOutput, uncheckedView, viewBinding } from './turn-recorder';
 
 type ModelRequest = { input?: unknown; systemInstructions?: unknown };
@@ -51,9 +52,6 @@ type ExecuteHandoffCalls = (
 ) => Promise<StepResult | undefined>;
 
 const WHERE = 'Agents SDK turn recorder';
-
-/** Set to `true` (or `1`, `on`): an input filter's output is taken as a view of the log, unchecked. */
-export const TRUST_INPUT_FILTERS_ENV_VAR = 'NOUS_SESSION_INVARIANT_TRUST_INPUT_FILTERS';
 
 /** Whether input filters are trusted: the instrumentation's `trustInputFilters`, else the environment, else not. */
 function trustInputFilters(): boolean {

@@ -2,13 +2,14 @@
 // `openai` client's hook, and at the fetch seam for any other client.
 
 import type { Provider } from '../provider';
+import { SUPPORTED_VERSIONS } from '../supported-versions';
 import { openAIModelRequest, openAISerialised } from './model-request';
 import { openaiChatWireFormat, openaiResponsesWireFormat } from './wire-format';
 
 /** The npm package the OpenAI client hook patches; also its name in warnings and its ESM loader hook entry. */
 export const OPENAI_MODULE = 'openai';
-/** The majors whose client has `prepareOptions` with the semantics the hook relies on, tested in CI. */
-const OPENAI_SUPPORTED = '>=6.0.0 <8';
+/** The majors whose client has `prepareOptions` with the semantics the hook relies on, tested in CI (supported-versions.ts). */
+const OPENAI_SUPPORTED = SUPPORTED_VERSIONS.openai.range;
 
 /**
  * The `openai` client, checked at its `prepareOptions` seam once per attempt

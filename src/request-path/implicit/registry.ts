@@ -1,14 +1,14 @@
 // The process's implicit log, made on first use with the instrumentation's
 // settings (defaults in docs/behaviour.md §8.6), or none when it is
-// switched off.
+// switched off. The shared store's modules (and the Redis client) load only
+// when a shared store is configured.
 
 import { booleanFromEnv } from '../../environment';
+import { lazyPart } from '../../lazy-part';
 import type { InvariantInstruments } from '../../telemetry/instruments';
 import { currentHost, IMPLICIT_ENV_VAR, type ImplicitLogOptions } from '../host';
 import { ImplicitLogs } from './implicit-logs';
-import { RedisBuckets } from './redis-buckets';
-import { connectionFor } from './redis-connection';
-import { SharedLogs } from './shared-logs';
+import type { SharedLogs } from './shared-logs';
 import { storeChoice, type StoreChoice } from './store-config';
 
 /** What the request path asks of the implicit log, kept in this process's memory or in a shared store. */
@@ -27,7 +27,17 @@ export const DEFAULT_MAX_CONVERSATIONS = 1_000;
  */
 export const DEFAULT_IDLE_TIMEOUT_MS = 30 * 60 * 1000;
 
-let shared: { maxConversations: number; idleTimeoutMs: number; store: StoreIdentity; logs: ImplicitLog } | undefined;
+/** The implicit log in use; with a shared store, how to close it and wait for its pending work (its modules stay unloaded otherwise). */
+let shared:
+  | {
+      maxConversations: number;
+      idleTimeoutMs: number;
+      store: StoreIdentity;
+      logs: ImplicitLog;
+      close?: () => void;
+      whenIdle?: () => Promise<void>;
+    }
+  | undefined;
 
 /** A store's identity: the same URL (as written) or the same client object, under the same prefix. */
 type StoreIdentity = readonly [target: unknown, prefix: string];
@@ -53,20 +63,35 @@ export function implicitLogs(options: ImplicitLogOptions | undefined): ImplicitL
     shared.store[0] !== store[0] ||
     shared.store[1] !== store[1]
   ) {
-    if (shared?.logs instanceof SharedLogs) shared.logs.close();
+    shared?.close?.();
     const instruments = (): InvariantInstruments => currentHost().instruments;
     const local = new ImplicitLogs({ maxConversations, idleTimeoutMs }, instruments);
-    shared = {
-      maxConversations,
-      idleTimeoutMs,
-      store,
-      logs:
-        choice.kind === 'memory'
-          ? local
-          : new SharedLogs(local, new RedisBuckets(connectionFor(choice.target), choice.prefix, idleTimeoutMs), idleTimeoutMs, instruments),
-    };
+    if (choice.kind === 'memory') shared = { maxConversations, idleTimeoutMs, store, logs: local };
+    else {
+      const logs = sharedLogs(local, choice, idleTimeoutMs, instruments);
+      shared = { maxConversations, idleTimeoutMs, store, logs, close: () => logs.close(), whenIdle: () => logs.whenIdle() };
+    }
   }
   return shared.logs;
+}
+
+/* eslint-disable @typescript-eslint/no-require-imports -- loaded only for a shared store */
+const sharedStore = lazyPart('implicit/shared-store', () => ({
+  ...(require('./shared-logs') as typeof import('./shared-logs')),
+  ...(require('./redis-buckets') as typeof import('./redis-buckets')),
+  ...(require('./redis-connection') as typeof import('./redis-connection')),
+}));
+/* eslint-enable @typescript-eslint/no-require-imports */
+
+/** The implicit log kept in the shared store `choice` names, with `local` in front of it. */
+function sharedLogs(
+  local: ImplicitLogs,
+  choice: Exclude<StoreChoice, { kind: 'memory' }>,
+  idleTimeoutMs: number,
+  instruments: () => InvariantInstruments,
+): SharedLogs {
+  const { SharedLogs, RedisBuckets, connectionFor } = sharedStore();
+  return new SharedLogs(local, new RedisBuckets(connectionFor(choice.target), choice.prefix, idleTimeoutMs), idleTimeoutMs, instruments);
 }
 
 /**
@@ -75,7 +100,7 @@ export function implicitLogs(options: ImplicitLogOptions | undefined): ImplicitL
  * tests read its results only after it. At once with the store in memory.
  */
 export function implicitStoreIdle(): Promise<void> {
-  return shared?.logs instanceof SharedLogs ? shared.logs.whenIdle() : Promise.resolve();
+  return shared?.whenIdle?.() ?? Promise.resolve();
 }
 
 /** The store for these options, resolved once per options object (the instrumentation's is one per enable() or setConfig()). */

@@ -68,6 +68,12 @@ export const REPLY_WAITS_MS: readonly number[] = [40, 160, 400];
  * bounded itself: a connection's 2 s, a command's 1 s).
  */
 const PREDECESSOR_WAIT_MS = 5000;
+/**
+ * Buckets whose latest exchange this process keeps for the next request on
+ * them to wait for, the most recent: an exchange whose reply may still come
+ * holds its request's records, so few are kept.
+ */
+const MAX_LATEST_EXCHANGES = 256;
 /** The store was found down before a request's turn came: not a failure of its own. */
 const DOWN = new StoreFailure('connection', 'the store is down');
 
@@ -233,7 +239,7 @@ export class SharedLogs {
     const previous = this.#latest.get(read.key);
     this.#latest.delete(read.key);
     this.#latest.set(read.key, exchange);
-    if (this.#latest.size > MAX_DEFERRED_BUCKETS) this.#latest.delete(this.#latest.keys().next().value!);
+    if (this.#latest.size > MAX_LATEST_EXCHANGES) this.#latest.delete(this.#latest.keys().next().value!);
     if (previous !== undefined) {
       previous.succeeded = true;
       previous.release?.();

@@ -23,7 +23,7 @@ h1 { font-size: 18px; margin: 0; }
 .legend span::before { content: ""; display: inline-block; width: 10px; height: 10px; margin-right: 4px; background: var(--c); }
 main { display: grid; grid-template-columns: minmax(280px, 1fr) 2fr; gap: 16px; padding: 8px 16px; }
 #list { max-height: 75vh; overflow: auto; border: 1px solid var(--line); }
-.group h2 { font-size: 12px; margin: 0; padding: 4px 8px; background: #f9fafb; color: var(--muted); font-weight: 600; word-break: break-all; }
+.group h2 { font-size: 12px; margin: 0; padding: 4px 8px; background: #f9fafb; color: var(--muted); font-weight: 600; overflow-wrap: anywhere; }
 button.violation { display: block; width: 100%; text-align: left; border: 0; border-bottom: 1px solid var(--line); background: none; padding: 6px 8px; font: inherit; cursor: pointer; }
 button.violation:hover, button.violation:focus { background: #f3f4f6; outline: 2px solid #6366f1; outline-offset: -2px; }
 button.violation[aria-current="true"] { background: var(--sel); }
@@ -33,9 +33,12 @@ button.violation[aria-current="true"] { background: var(--sel); }
 .badge.bound { color: #15803d; }
 .meta { color: var(--muted); font-size: 12px; }
 .empty { color: var(--muted); padding: 8px; }
+.empty p { margin: 0 0 6px; }
+.command { margin: 0 0 6px; padding: 6px 8px; background: #f9fafb; border: 1px solid var(--line); border-radius: 4px; color: var(--fg); font: 12px/1.4 ui-monospace, monospace; white-space: pre-wrap; overflow-wrap: anywhere; }
+.cell .tool { margin-left: 8px; font-family: ui-monospace, monospace; }
 dl { display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; margin: 8px 0; }
 dt { color: var(--muted); }
-dd { margin: 0; word-break: break-all; }
+dd { margin: 0; overflow-wrap: anywhere; }
 .picture { display: grid; grid-template-columns: 1fr 1fr; gap: 4px 16px; margin-top: 8px; }
 .picture h3 { font-size: 13px; margin: 0; }
 .cell { border: 1px solid var(--line); border-radius: 4px; padding: 3px 6px; min-height: 26px; font-size: 12px; }

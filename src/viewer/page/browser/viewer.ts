@@ -14,6 +14,8 @@ type Cell = import('../../layout').Cell;
 interface PageConfig {
   jaeger: string | null;
   capacity: number;
+  /** The viewer's OTLP receiver, for the empty page's hint. */
+  otlp?: string | null;
 }
 
 (() => {
@@ -133,7 +135,7 @@ interface PageConfig {
     const focused = active instanceof HTMLElement ? active.dataset.id : undefined;
     list.textContent = '';
     if (shown.length === 0) {
-      list.appendChild(el('p', 'empty', items.size ? 'No violation matches the filters.' : 'No violations yet.'));
+      list.appendChild(items.size ? el('p', 'empty', 'No violation matches the filters.') : startHint());
       return;
     }
     const groups = new Map<string, StoredViolation[]>();
@@ -168,6 +170,23 @@ interface PageConfig {
       list.appendChild(group);
     });
     if (focused) list.querySelector<HTMLElement>('button[data-id="' + focused + '"]')?.focus();
+  }
+
+  /** What to run to send violations here: the register entry, with the exporters pointed at this viewer. */
+  function startHint(): HTMLElement {
+    const hint = el('div', 'empty');
+    hint.appendChild(el('p', '', 'No violations yet. Start your app with the package and its telemetry sent here:'));
+    // The viewer names its receiver; an older one did not: its default port, on this page's host.
+    const endpoint = config.otlp || location.protocol + '//' + location.hostname + ':4318';
+    hint.appendChild(
+      el(
+        'pre',
+        'command',
+        'NODE_OPTIONS="--require nous-session-invariant/register" \\\n  OTEL_EXPORTER_OTLP_ENDPOINT=' + endpoint + ' node app.js',
+      ),
+    );
+    hint.appendChild(el('p', '', 'For an ES module app, use --import instead of --require. A correct run sends nothing to show.'));
+    return hint;
   }
 
   function renderChart(shown: readonly StoredViolation[]): void {
@@ -245,6 +264,23 @@ interface PageConfig {
     return a;
   }
 
+  /** The docs section as a link, shown as its path and section (`docs/behaviour.md#missing_message`). */
+  function docsLink(href: string | undefined): HTMLElement | null {
+    if (!href) return null;
+    let url: URL;
+    try {
+      url = new URL(href);
+    } catch {
+      return null;
+    }
+    if (url.protocol !== 'https:') return null;
+    const a = el('a', '', url.pathname.split('/').slice(-2).join('/') + url.hash) as HTMLAnchorElement;
+    a.href = url.href;
+    a.target = '_blank';
+    a.rel = 'noopener noreferrer';
+    return a;
+  }
+
   function renderDetail(): void {
     const detail = byId('detail');
     const v = selected === null ? undefined : items.get(selected);
@@ -272,6 +308,8 @@ interface PageConfig {
     fact(dl, 'reason', a['nous.session.invariant.reason']);
     fact(dl, 'tool call id', a['nous.session.invariant.tool_call_id']);
     fact(dl, 'explanation', v.explanation);
+    fact(dl, 'fix', v.fix);
+    fact(dl, 'docs', v.docs, docsLink(v.docs));
     detail.appendChild(dl);
     if (v.layout) detail.appendChild(picture(v.layout));
   }
@@ -294,8 +332,12 @@ interface PageConfig {
     let label: string;
     if (cell.count > 1 && (cell.mark === 'extra' || cell.mark === 'missing')) label = where + ' · ' + cell.count + ' more ' + cell.mark;
     else if (cell.count > 1) label = where + ' · ' + cell.count + ' messages' + (cell.mark === 'same' ? ' that match' : '');
-    else label = where + (cell.role ? ' ' + cell.role : '');
+    else label = where + (cell.role ? ' ' + cell.role : '') + (cell.mark === 'same' ? ' · matches' : '');
     node.appendChild(el('span', '', label));
+    if (cell.toolName || cell.toolCallId) {
+      const tool = [cell.toolName || '', cell.toolCallId ? 'call id ' + cell.toolCallId : ''].filter(Boolean);
+      node.appendChild(el('span', 'tool', tool.join(' · ')));
+    }
     if (cell.mark === 'missing' || cell.mark === 'extra' || cell.mark === 'moved') node.appendChild(el('span', 'mark', cell.mark));
     if (cell.preview) node.appendChild(el('span', 'preview', cell.preview));
     return node;

@@ -1,0 +1,18 @@
+// Vitest runs the sources through its own module loader, where the package's
+// `require` of a part loaded on demand (src/lazy-part.ts) would find no
+// source: each part is loaded here the runner's way and provided, so every
+// test file holds one copy of each. The built package, which the zero-code
+// tests run, requires them itself.
+
+import { provideLazyPart } from '../../src/lazy-part';
+import * as channelCheck from '../../src/integrations/ai-sdk/channel-check';
+import * as modelCall from '../../src/integrations/openai-agents/model-call';
+import * as turnRecorder from '../../src/integrations/openai-agents/turn-recorder';
+import * as sharedLogs from '../../src/request-path/implicit/shared-logs';
+import * as redisBuckets from '../../src/request-path/implicit/redis-buckets';
+import * as redisConnection from '../../src/request-path/implicit/redis-connection';
+
+provideLazyPart('ai-sdk/channel-check', channelCheck);
+provideLazyPart('openai-agents/model-call', modelCall);
+provideLazyPart('openai-agents/turn-recorder', turnRecorder);
+provideLazyPart('implicit/shared-store', { ...sharedLogs, ...redisBuckets, ...redisConnection });
