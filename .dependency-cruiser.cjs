@@ -5,9 +5,10 @@
 // upward is a type in the wrong place.
 //
 // From the ground up:
-//   base          result.ts, version.ts, warnings.ts, lazy-part.ts: the result
-//                 shape, the package's name and version, its warning sink,
-//                 the loading of parts on demand
+//   base          result.ts, version.ts, warnings.ts, lazy-part.ts,
+//                 environment.ts: the result shape, the package's name and
+//                 version, its warning sink, the loading of parts on demand,
+//                 its reading of environment variables
 //   model/        the canonical message model
 //   log/          the append-only session log and its fold
 //   invariant/    the check itself: pure, no telemetry
@@ -23,7 +24,7 @@
 //   entries       src/*.ts: the public entry points; viewer/, the bin
 
 const LAYERS = [
-  ['base', '^src/(result|version|warnings|lazy-part)[.]ts$'],
+  ['base', '^src/(result|version|warnings|lazy-part|environment)[.]ts$'],
   ['model', '^src/model/'],
   ['log', '^src/log/'],
   ['invariant', '^src/invariant/'],
@@ -35,7 +36,7 @@ const LAYERS = [
   ['integrations', '^src/integrations/'],
   ['instrumentation', '^src/instrumentation/'],
   ['register', '^src/register/'],
-  ['entries', '^src/(viewer/|(?!(result|version|warnings|lazy-part)[.]ts$)[^/]+[.]m?ts$)'],
+  ['entries', '^src/(viewer/|(?!(result|version|warnings|lazy-part|environment)[.]ts$)[^/]+[.]m?ts$)'],
 ];
 
 // One rule per layer: nothing in it may import any layer above it.
@@ -71,6 +72,14 @@ module.exports = {
       comment: 'the message model, the log and the check know nothing of OpenTelemetry: recording is for telemetry/ and reaction/',
       from: { path: '^src/(model|log|invariant)/' },
       to: { path: '@opentelemetry/' },
+    },
+    {
+      name: 'invariant-reads-no-environment',
+      severity: 'error',
+      comment:
+        'the check is pure: its callers read the environment (environment.ts) and hand it what it says (eslint forbids process.env there too)',
+      from: { path: '^src/invariant/' },
+      to: { path: ['^src/environment[.]ts$', '^(node:)?process$'] },
     },
     ...upward,
   ],

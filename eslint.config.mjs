@@ -53,6 +53,16 @@ export default defineConfig(
     languageOptions: { parserOptions: { projectService: false, project: './tsconfig.page.json', tsconfigRootDir: import.meta.dirname } },
   },
   {
+    // The check is pure: nothing under invariant/ reads the environment (environment.ts does, for its callers).
+    files: ['src/invariant/**'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        { object: 'process', property: 'env', message: 'invariant/ is pure: read it in environment.ts' },
+      ],
+    },
+  },
+  {
     // register loads the SDK packages only when it starts them, with require.
     files: ['src/register/**'],
     rules: { '@typescript-eslint/no-require-imports': 'off' },

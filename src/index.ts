@@ -45,7 +45,8 @@ export {
   type ViolationDetails,
   type ViolationKind,
 } from './invariant/violation';
-export { MODES, resolveMode, type Mode } from './invariant/mode';
+export { MODES, type Mode } from './invariant/mode';
+export { resolveMode } from './reaction/resolve-mode';
 export { verify, type VerifyOptions } from './reaction/verify';
 export { getActiveSession, withSession, type SessionBinding, type WithSessionOptions } from './invariant/session-binding';
 export { VIOLATION_EVENT, VIOLATION_METRIC } from './telemetry/semconv';

@@ -383,7 +383,7 @@ describe('in an ES module app', () => {
   it('a redacting callModelInputFilter and removeAllTools on a handoff, trusted, strict, under --import: the log is the run, in order', async () => {
     const run = await runNode(['--import', 'nous-session-invariant/register', '--input-type=module', '-e', ESM_APP], {
       NODE_ENV: 'test',
-      NOUS_SESSION_INVARIANT_TRUST_INPUT_FILTERS: '1',
+      NOUS_SESSION_INVARIANT_TRUST_INPUT_FILTERS: 'true',
       OPENAI_AGENTS_DISABLE_TRACING: '1',
       FAKE_PROVIDER_URL: suite.server.openaiBaseURL,
       OTEL_TRACES_EXPORTER: 'none',

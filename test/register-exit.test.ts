@@ -132,7 +132,7 @@ describe('exit with a failing backend', () => {
   });
 
   it('configuring traces alone leaves metrics on the console default rather than an OTLP endpoint nobody runs', async () => {
-    const { afterWorkMs, stderr } = await timeExit({ OTEL_TRACES_EXPORTER: 'none', NOUS_SESSION_INVARIANT_PRINT_COUNTERS: 'on' });
+    const { afterWorkMs, stderr } = await timeExit({ OTEL_TRACES_EXPORTER: 'none', NOUS_SESSION_INVARIANT_PRINT_COUNTERS: 'true' });
     expect(stderr).toContain('counter nous.session.invariant.violation');
     expect(afterWorkMs).toBeLessThan(1_500);
   });

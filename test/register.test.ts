@@ -173,7 +173,7 @@ describe('register lifecycle', () => {
     expect(startupLine({ NOUS_SESSION_INVARIANT_STORE: 'memory' })).toBeUndefined();
     const line = startupLine({ NOUS_SESSION_INVARIANT_STORE: 'redis://user:pw@cache:6379', OTEL_SERVICE_NAME: 'checkout' });
     expect(line).toBe('implicit conversations are kept in the shared store redis://user:***@cache:6379 under the key prefix "checkout"');
-    expect(startupLine({ NOUS_SESSION_INVARIANT_STORE: 'redis://cache:6379', NOUS_SESSION_INVARIANT_IMPLICIT: 'off' })).toBeUndefined();
+    expect(startupLine({ NOUS_SESSION_INVARIANT_STORE: 'redis://cache:6379', NOUS_SESSION_INVARIANT_IMPLICIT: 'false' })).toBeUndefined();
     expect(startupLine({ NOUS_SESSION_INVARIANT_STORE: 'redis://cache:6379', NOUS_SESSION_INVARIANT: 'off' })).toBeUndefined();
   });
 });

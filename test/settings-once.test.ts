@@ -17,7 +17,7 @@ describe('the instrumentation reads the environment once per enable() or setConf
   it('keeps what it read until setConfig() or enable() reads it again', () => {
     vi.stubEnv('NOUS_SESSION_INVARIANT', 'off');
     vi.stubEnv('OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT', 'true');
-    vi.stubEnv('NOUS_SESSION_INVARIANT_IMPLICIT', 'off');
+    vi.stubEnv('NOUS_SESSION_INVARIANT_IMPLICIT', 'false');
     vi.stubEnv('NOUS_SESSION_INVARIANT_TRUST_INPUT_FILTERS', 'true');
     const instrumentation = new SessionInvariantInstrumentation();
     try {
@@ -25,7 +25,7 @@ describe('the instrumentation reads the environment once per enable() or setConf
       expect(first).toMatchObject({ mode: 'off', captureContent: true, implicit: { enabled: false }, trustInputFilters: true });
       vi.stubEnv('NOUS_SESSION_INVARIANT', 'strict');
       vi.stubEnv('OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT', 'false');
-      vi.stubEnv('NOUS_SESSION_INVARIANT_IMPLICIT', 'on');
+      vi.stubEnv('NOUS_SESSION_INVARIANT_IMPLICIT', 'true');
       vi.stubEnv('NOUS_SESSION_INVARIANT_TRUST_INPUT_FILTERS', 'false');
       // Per request: the same settings, the environment not read again.
       expect(currentHost().settings()).toBe(first);
@@ -62,7 +62,7 @@ describe('the instrumentation reads the environment once per enable() or setConf
 
   it('lets the config win over the environment, as before', () => {
     vi.stubEnv('NOUS_SESSION_INVARIANT', 'off');
-    vi.stubEnv('NOUS_SESSION_INVARIANT_IMPLICIT', 'off');
+    vi.stubEnv('NOUS_SESSION_INVARIANT_IMPLICIT', 'false');
     const instrumentation = new SessionInvariantInstrumentation({
       mode: 'strict',
       captureContent: false,
@@ -88,7 +88,7 @@ describe('with no instrumentation enabled, the environment is read once too', ()
     before.disable(); // whatever an earlier test left: the global host reads again from here
     vi.stubEnv('NOUS_SESSION_INVARIANT', 'strict');
     vi.stubEnv('OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT', 'true');
-    vi.stubEnv('NOUS_SESSION_INVARIANT_IMPLICIT', 'off');
+    vi.stubEnv('NOUS_SESSION_INVARIANT_IMPLICIT', 'false');
     vi.stubEnv('NOUS_SESSION_INVARIANT_REDACT_SECRETS', 'false');
     const first = currentHost().settings();
     expect(first).toMatchObject({ mode: 'strict', captureContent: true, implicit: { enabled: false }, previews: { redactSecrets: false } });

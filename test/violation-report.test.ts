@@ -120,7 +120,7 @@ describe('a bound session under register', () => {
   });
 
   it('prints each violation once by default: the line, no span-event dump, no log-record dump; counters on request', async () => {
-    const run = await runNode(boundApp, { FAKE_PROVIDER_URL: h.provider.openaiBaseURL, NOUS_SESSION_INVARIANT_PRINT_COUNTERS: '1' });
+    const run = await runNode(boundApp, { FAKE_PROVIDER_URL: h.provider.openaiBaseURL, NOUS_SESSION_INVARIANT_PRINT_COUNTERS: 'true' });
     expect(run.code, run.stderr).toBe(0);
     // The warning line and the counter's data point; nothing else names the violation.
     expect(run.stderr.split('\n').filter((l) => l.includes('extra_message'))).toHaveLength(2);

@@ -4,7 +4,8 @@
 
 import { InstrumentationBase, isWrapped, type InstrumentationNodeModuleDefinition } from '@opentelemetry/instrumentation';
 import { INTEGRATIONS } from '../integrations/index';
-import { readEnvFlag, resolveMode } from '../invariant/mode';
+import { resolveMode } from '../reaction/resolve-mode';
+import { booleanFromEnv } from '../environment';
 import { captureContentFromEnv } from '../reaction/act-on-check';
 import { contentCaptureOption } from '../reaction/content-capture-option';
 import { TRUST_INPUT_FILTERS_ENV_VAR } from '../integrations/openai-agents/supported';
@@ -141,9 +142,13 @@ export class SessionInvariantInstrumentation extends InstrumentationBase<Session
       mode: resolveMode(config.mode),
       agentName: config.agentName,
       captureContent: contentCaptureOption(config) ?? captureContentFromEnv(),
-      previews: { redact: config.redact, previewLength: config.previewLength, redactSecrets: readEnvFlag(REDACT_SECRETS_ENV_VAR) ?? true },
-      implicit: { ...implicit, enabled: implicit?.enabled ?? readEnvFlag(IMPLICIT_ENV_VAR) ?? true },
-      trustInputFilters: config.trustInputFilters ?? readEnvFlag(TRUST_INPUT_FILTERS_ENV_VAR) ?? false,
+      previews: {
+        redact: config.redact,
+        previewLength: config.previewLength,
+        redactSecrets: booleanFromEnv(REDACT_SECRETS_ENV_VAR, true, 'secret redaction'),
+      },
+      implicit: { ...implicit, enabled: implicit?.enabled ?? booleanFromEnv(IMPLICIT_ENV_VAR, true, 'the implicit log') },
+      trustInputFilters: config.trustInputFilters ?? booleanFromEnv(TRUST_INPUT_FILTERS_ENV_VAR, false, 'trusting input filters'),
     };
   }
 }

@@ -1,7 +1,9 @@
 // Which tool calls a message list has made so far, kept incrementally for the
-// fold: the check's tool pairing and the naming of tool results read it.
+// fold: the check's tool pairing and the naming of tool results read it. The
+// call a result answers is looked up by model/answered-call.ts.
 
-import type { Message } from '../model/messages';
+import type { Message, ToolCall } from '../model/messages';
+import { EarlierCalls } from '../model/answered-call';
 
 /** The first tool message with no preceding call for its id (a null id included). */
 export interface Orphan {
@@ -9,12 +11,16 @@ export interface Orphan {
 }
 
 interface Index {
-  /** How many messages of the list are indexed. */
+  /** How many messages of the list are indexed (searched for the first orphan, until one is found). */
   length: number;
-  /** Tool call id -> the name of the call (the latest call with that id wins). */
-  names: Map<string, string | null>;
+  /** The calls of the list: assistant messages' calls with a string id. */
+  calls: EarlierCalls<ToolCall>;
   orphan: Orphan | null;
 }
+
+const assistantCalls = (message: unknown): readonly ToolCall[] | undefined =>
+  (message as Message).role === 'assistant' ? (message as Message).toolCalls : undefined;
+const hasStringId = (call: ToolCall): boolean => typeof call.id === 'string';
 
 /**
  * Keyed by the fold's own array, which a plain append extends in place and a
@@ -26,20 +32,16 @@ const indexes = new WeakMap<readonly Message[], Index>();
 function indexOf(messages: readonly Message[]): Index {
   let index = indexes.get(messages);
   if (index === undefined || index.length > messages.length) {
-    index = { length: 0, names: new Map(), orphan: null };
+    index = { length: 0, calls: new EarlierCalls(messages, assistantCalls, hasStringId), orphan: null };
     indexes.set(messages, index);
   }
-  for (; index.length < messages.length; index.length++) {
+  for (; index.orphan === null && index.length < messages.length; index.length++) {
     const message = messages[index.length]!;
-    if (message.role === 'assistant') {
-      for (const call of message.toolCalls ?? []) {
-        if (typeof call?.id === 'string') index.names.set(call.id, typeof call.name === 'string' ? call.name : null);
-      }
-    } else if (message.role === 'tool' && index.orphan === null) {
-      const id = message.toolCallId ?? null;
-      if (id === null || !index.names.has(id)) index.orphan = Object.freeze({ toolCallId: id });
-    }
+    if (message.role !== 'tool') continue;
+    const id = message.toolCallId ?? null;
+    if (id === null || index.calls.answered(id, index.length) === undefined) index.orphan = Object.freeze({ toolCallId: id });
   }
+  index.length = messages.length; // past the first orphan, nothing more to search
   return index;
 }
 
@@ -48,7 +50,8 @@ export function firstOrphan(fold: readonly Message[]): Orphan | null {
   return indexOf(fold).orphan;
 }
 
-/** The name of the call `toolCallId` answers, from the calls in `fold`, if any. */
+/** The name of the call `toolCallId` answers, from the calls in `fold`, if any (null: a call with no string name). */
 export function nameOfCall(fold: readonly Message[], toolCallId: string): string | null | undefined {
-  return indexOf(fold).names.get(toolCallId);
+  const call = indexOf(fold).calls.answered(toolCallId, fold.length);
+  return call === undefined ? undefined : typeof call.name === 'string' ? call.name : null;
 }

@@ -4,7 +4,8 @@
 // its result meets telemetry.
 
 import { trace, type Span } from '@opentelemetry/api';
-import { isTestEnvironment, readEnvFlag, type Mode } from '../invariant/mode';
+import type { Mode } from '../invariant/mode';
+import { booleanFromEnv, isTestEnvironment } from '../environment';
 import { SessionInvariantViolation, withoutPreviews, type CheckResult, type ViolationDetails } from '../invariant/violation';
 import type { OwnedSpan } from '../telemetry/check-span';
 import { apiEventLogger, emitEvaluationEvent, type EventLogger } from '../telemetry/evaluation-event';
@@ -119,23 +120,16 @@ function isPlain(value: unknown): boolean {
 
 /** The app's policy, with secret redaction on unless the policy or NOUS_SESSION_INVARIANT_REDACT_SECRETS turns it off. */
 function previewPolicy(policy: PreviewPolicy | undefined): PreviewPolicy {
-  return { ...policy, redactSecrets: policy?.redactSecrets ?? readEnvFlag(REDACT_SECRETS_ENV_VAR) ?? true };
+  return { ...policy, redactSecrets: policy?.redactSecrets ?? booleanFromEnv(REDACT_SECRETS_ENV_VAR, true, 'secret redaction') };
 }
 
 /**
  * `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`, read as contrib's
- * GenAI instrumentations read it: `true` or `false` in any case; anything
- * else is warned about once and means off.
+ * GenAI instrumentations read it (`booleanFromEnv`): `true` or `false` in
+ * any case; anything else is warned about once and means off.
  */
-export function captureContentFromEnv(env: NodeJS.ProcessEnv = typeof process === 'object' && process?.env ? process.env : {}): boolean {
-  const raw = env[CAPTURE_CONTENT_ENV_VAR]?.trim().toLowerCase();
-  if (raw === undefined || raw === '' || raw === 'false') return false;
-  if (raw === 'true') return true;
-  warnOnce(
-    `capture-env:${raw}`,
-    `${CAPTURE_CONTENT_ENV_VAR}=${JSON.stringify(env[CAPTURE_CONTENT_ENV_VAR])} is not "true" or "false"; it is ignored and content capture stays off`,
-  );
-  return false;
+export function captureContentFromEnv(env?: NodeJS.ProcessEnv): boolean {
+  return booleanFromEnv(CAPTURE_CONTENT_ENV_VAR, false, 'content capture', env);
 }
 
 function strictAllowedHere(): boolean {

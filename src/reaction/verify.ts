@@ -3,7 +3,8 @@
 
 import type { Span } from '@opentelemetry/api';
 import { check } from '../invariant/check';
-import { resolveMode, type Mode } from '../invariant/mode';
+import type { Mode } from '../invariant/mode';
+import { resolveMode } from './resolve-mode';
 import type { CheckResult } from '../invariant/violation';
 import { conversationIdOf } from '../log/conversation-id';
 import type { SessionLog } from '../log/session-log';

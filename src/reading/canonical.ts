@@ -6,6 +6,7 @@
 // express.
 
 import { MAX_REQUEST_MESSAGES } from '../model/messages';
+import { EarlierCalls } from '../model/answered-call';
 import { CACHE_MARKER } from '../invariant/message-equality';
 import { describe } from '../log/events';
 import { copyJsonSafe } from '../log/json-safe';
@@ -86,24 +87,33 @@ export function collapseText(parts: readonly ContentPart[]): MessageContent {
   return [...parts];
 }
 
-/** Names tool results after the calls they answer, as the conversation is read: providers send no name with a result. */
+/** A call a tool result is named after: one with a string name. */
+const hasName = (call: ToolCall): boolean => typeof call.name === 'string';
+
+/**
+ * Names tool results after the calls they answer, as the conversation is
+ * read: providers send no name with a result. The calls are looked up by
+ * model/answered-call.ts (the latest call with the result's id and a name).
+ */
 export class ToolCallNames {
-  readonly #names = new Map<string, string>();
+  /** The calls of each assistant message read so far, in order. */
+  readonly #made: (readonly ToolCall[])[] = [];
+  readonly #calls = new EarlierCalls<ToolCall>(this.#made, (calls) => calls as readonly ToolCall[], hasName);
 
   /** Remembers the calls of an assistant message. */
   record(calls: readonly ToolCall[] | undefined): void {
-    for (const call of calls ?? []) if (typeof call?.id === 'string' && typeof call.name === 'string') this.#names.set(call.id, call.name);
+    if (calls !== undefined) this.#made.push(calls);
   }
 
   /** The name of the call `toolCallId` names, if one was seen. */
   nameOf(toolCallId: string): string | undefined {
-    return this.#names.get(toolCallId);
+    return this.#calls.answered(toolCallId, this.#made.length)?.name;
   }
 
   /** A tool message for `toolCallId`, named after its call when one was seen. */
   toolMessage(content: MessageContent, toolCallId: unknown, name?: unknown): Message {
     const message: Message = { role: 'tool', content, toolCallId: toolCallId as string };
-    const known = typeof name === 'string' ? name : typeof toolCallId === 'string' ? this.#names.get(toolCallId) : undefined;
+    const known = typeof name === 'string' ? name : typeof toolCallId === 'string' ? this.nameOf(toolCallId) : undefined;
     if (known !== undefined) message.name = known;
     return message;
   }

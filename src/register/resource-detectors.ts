@@ -6,7 +6,7 @@
 
 import type { DetectedResource, ResourceDetector } from '@opentelemetry/resources';
 import { envDetector, hostDetector, osDetector, processDetector, serviceInstanceIdDetector } from '@opentelemetry/resources';
-import { readEnvFlag } from '../invariant/mode';
+import { booleanFromEnv } from '../environment';
 
 /** Attributes that can carry the app's arguments, hence prompt text. */
 const ARGUMENT_ATTRIBUTES = ['process.command_args', 'process.command_line'];
@@ -40,7 +40,9 @@ function detectorsByName(process: ResourceDetector): ReadonlyMap<string, Resourc
  * removed unless NOUS_SESSION_INVARIANT_RESOURCE_COMMAND_ARGS is `true`.
  */
 export function resourceDetectorsFor(env: NodeJS.ProcessEnv): ResourceDetector[] {
-  const byName = detectorsByName(readEnvFlag(COMMAND_ARGS_ENV, env) === true ? processDetector : withoutArguments);
+  const byName = detectorsByName(
+    booleanFromEnv(COMMAND_ARGS_ENV, false, 'exporting the command-line arguments', env) ? processDetector : withoutArguments,
+  );
   const names = (env.OTEL_NODE_RESOURCE_DETECTORS ?? '')
     .split(',')
     .map((name) => name.trim())

@@ -9,7 +9,7 @@ import { NodeSDK, type NodeSDKConfiguration } from '@opentelemetry/sdk-node';
 import { BatchLogRecordProcessor, SimpleLogRecordProcessor, type LogRecordExporter } from '@opentelemetry/sdk-logs';
 import { SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
 import type { SessionInvariantInstrumentation } from '../instrumentation/session-invariant-instrumentation';
-import { readEnvFlag } from '../invariant/mode';
+import { booleanFromEnv } from '../environment';
 import {
   EvaluationConsoleLogExporter,
   InvariantConsoleMetricExporter,
@@ -115,7 +115,9 @@ function metricExportersFor(env: Env): Partial<NodeSDKConfiguration> {
   }
   // Nothing configured: no meter provider at all (a correct run prints nothing), unless the counters are asked for at exit.
   return {
-    metricReaders: readEnvFlag(PRINT_COUNTERS_ENV, env) === true ? [periodicReader(env, new InvariantConsoleMetricExporter())] : [],
+    metricReaders: booleanFromEnv(PRINT_COUNTERS_ENV, false, 'printing the counters', env)
+      ? [periodicReader(env, new InvariantConsoleMetricExporter())]
+      : [],
   };
 }
 

@@ -3,13 +3,15 @@
 // a shared store, and which one (a wrong URL or key prefix splits what the
 // replicas see). A process on the defaults starts silently.
 
-import { MODE_ENV_VAR, readEnvFlag, resolveMode } from '../invariant/mode';
+import { MODE_ENV_VAR } from '../invariant/mode';
+import { resolveMode } from '../reaction/resolve-mode';
+import { booleanFromEnv } from '../environment';
 import { IMPLICIT_ENV_VAR } from '../request-path/host';
 import { storeChoice } from '../request-path/implicit/store-config';
 
 /** The start-up line for `env`, without the package's prefix, or undefined when there is nothing worth a line. */
 export function startupLine(env: NodeJS.ProcessEnv): string | undefined {
-  if (resolveMode(env[MODE_ENV_VAR]) === 'off' || readEnvFlag(IMPLICIT_ENV_VAR, env) === false) return undefined;
+  if (resolveMode(env[MODE_ENV_VAR]) === 'off' || !booleanFromEnv(IMPLICIT_ENV_VAR, true, 'the implicit log', env)) return undefined;
   const store = storeChoice(undefined, env);
   if (store.kind !== 'redis') return undefined;
   const where = store.target.kind === 'url' ? store.target.shown : "the app's own client";

@@ -11,7 +11,8 @@
 // once, not per request (host.ts).
 
 import { check, checkByPosition } from '../invariant/check';
-import { resolveMode, type Mode } from '../invariant/mode';
+import type { Mode } from '../invariant/mode';
+import { resolveMode } from '../reaction/resolve-mode';
 import { getActiveSession, type SessionBinding } from '../invariant/session-binding';
 import { actOnCheck, type CheckReaction } from '../reaction/act-on-check';
 import { contentCaptureOption } from '../reaction/content-capture-option';

@@ -3,7 +3,9 @@
 // it owns (the SDK hooks, the channel subscribers) resolve the same way.
 
 import { trace, type Tracer } from '@opentelemetry/api';
-import { readEnvFlag, resolveMode, type Mode } from '../invariant/mode';
+import type { Mode } from '../invariant/mode';
+import { resolveMode } from '../reaction/resolve-mode';
+import { booleanFromEnv } from '../environment';
 import { captureContentFromEnv } from '../reaction/act-on-check';
 import { REDACT_SECRETS_ENV_VAR } from '../telemetry/secret-shapes';
 import { apiEventLogger, type EventLogger } from '../telemetry/evaluation-event';
@@ -112,8 +114,8 @@ function environmentSettings(): HostSettings {
   return (fromEnvironment ??= {
     mode: resolveMode(),
     captureContent: captureContentFromEnv(),
-    previews: { redactSecrets: readEnvFlag(REDACT_SECRETS_ENV_VAR) ?? true },
-    implicit: { enabled: readEnvFlag(IMPLICIT_ENV_VAR) ?? true },
+    previews: { redactSecrets: booleanFromEnv(REDACT_SECRETS_ENV_VAR, true, 'secret redaction') },
+    implicit: { enabled: booleanFromEnv(IMPLICIT_ENV_VAR, true, 'the implicit log') },
   });
 }
 

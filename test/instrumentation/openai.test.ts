@@ -227,8 +227,8 @@ describe('openai chat completions', () => {
     });
   });
 
-  it('NOUS_SESSION_INVARIANT_IMPLICIT=off turns the implicit log off, and a bound session is still checked', async () => {
-    await withImplicitSettings('off', undefined, async () => {
+  it('NOUS_SESSION_INVARIANT_IMPLICIT=false turns the implicit log off, and a bound session is still checked', async () => {
+    await withImplicitSettings('false', undefined, async () => {
       const [implicitBefore, boundBefore] = [await checksOf('implicit'), await checksOf('bound')];
       await unbound();
       const log = weatherLog();
@@ -265,8 +265,8 @@ describe('openai chat completions', () => {
     expect(implicitOff).toBe(sessionOff);
   });
 
-  it('implicit: true in the config wins over NOUS_SESSION_INVARIANT_IMPLICIT=off', async () => {
-    await withImplicitSettings('off', true, async () => {
+  it('implicit: true in the config wins over NOUS_SESSION_INVARIANT_IMPLICIT=false', async () => {
+    await withImplicitSettings('false', true, async () => {
       const before = await checksOf('implicit');
       await unbound();
       expect(await checksOf('implicit')).toBe(before + 1);

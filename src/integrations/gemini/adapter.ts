@@ -121,7 +121,12 @@ export function fromGeminiReply(content: unknown): Message[] {
   return readSafely(content, (turn) => (isObject(turn) && isWalkable(turn.parts) ? [fromModel(turn.parts, new OpenCalls())] : []));
 }
 
-/** The calls of the latest model turn that no response has answered yet, by name, in order. */
+/**
+ * The calls of the latest model turn that no response has answered yet, by
+ * name, in order. Gemini's own rule, not the lookup by id of
+ * model/answered-call.ts: a `functionResponse` may carry no id, and then
+ * answers the first open call of its name in the turn before it.
+ */
 class OpenCalls {
   #byName = new Map<string, string[]>();
 

@@ -19,7 +19,7 @@
 import { context } from '@opentelemetry/api';
 import { startsWithMessages } from '../../invariant/message-equality';
 import type { Message } from '../../model/messages';
-import { readEnvFlag } from '../../invariant/mode';
+import { booleanFromEnv } from '../../environment';
 import { getActiveSession, withSession } from '../../invariant/session-binding';
 import { SessionLog } from '../../log/session-log';
 import { checkModelRequest } from '../../request-path/check-request';
@@ -55,7 +55,7 @@ const WHERE = 'Agents SDK turn recorder';
 
 /** Whether input filters are trusted: the instrumentation's `trustInputFilters`, else the environment, else not. */
 function trustInputFilters(): boolean {
-  return currentHost().settings().trustInputFilters ?? readEnvFlag(TRUST_INPUT_FILTERS_ENV_VAR) ?? false;
+  return currentHost().settings().trustInputFilters ?? booleanFromEnv(TRUST_INPUT_FILTERS_ENV_VAR, false, 'trusting input filters');
 }
 
 /**

@@ -14,6 +14,7 @@ import {
   building,
 } from '../../reading/canonical';
 import { EntryMemo } from '../../reading/entry-memo';
+import { EarlierCalls } from '../../model/answered-call';
 import { chatEntrySnapshots, type ChatEntrySnapshot } from './chat-entry-snapshot';
 import { markStable, stableSlot } from '../../invariant/stable-messages';
 import type { ContentPart, Message, MessageContent, ToolCall } from '../../model/messages';
@@ -63,10 +64,10 @@ export function fromOpenAIChat(messages: readonly unknown[]): Message[] {
   const entries = entriesOf(messages);
   if (entries === undefined) return messages as Message[];
   const out: Message[] = new Array<Message>(entries.length);
-  const names = new EarlierCalls(out);
+  const nameOf = namesOf(out);
   for (let i = 0; i < entries.length; i++) {
     const [message] = readSafely(entries[i], (entry) => [fromChatMessage(entry)]);
-    const name = unnamedToolResult(message) ? names.nameOf(message!.toolCallId!, i) : undefined;
+    const name = unnamedToolResult(message) ? nameOf(message!.toolCallId!, i) : undefined;
     if (name !== undefined) message!.name = name; // a message of its own, just made
     out[i] = message!;
   }
@@ -88,10 +89,10 @@ export function fromOpenAIChatReusing(messages: readonly unknown[]): Message[] {
   // seen before is everything remembered.
   if (!reusesEntries(entries)) return fromOpenAIChat(entries);
   const out: Message[] = new Array<Message>(entries.length);
-  const names = new EarlierCalls(out);
+  const nameOf = namesOf(out);
   for (let i = 0; i < entries.length; i++) {
     let message = chatEntries.get(entries[i], readStable);
-    const name = unnamedToolResult(message) ? names.nameOf(message.toolCallId!, i) : undefined;
+    const name = unnamedToolResult(message) ? nameOf(message.toolCallId!, i) : undefined;
     if (name !== undefined) message = namedCopy(message, name);
     out[i] = message;
   }
@@ -105,46 +106,20 @@ function unnamedToolResult(message: Message | null | undefined): boolean {
 }
 
 /** The calls a message read from the request makes: an entry of an unknown role is copied as it is and makes none. */
-function callsOf(message: Message | null | undefined): readonly ToolCall[] | undefined {
+function callsOf(message: unknown): readonly ToolCall[] | undefined {
   if (!isObject(message)) return undefined; // as in unnamedToolResult
   const role = message.role;
   const calls: unknown = message.toolCalls;
   return (role === 'assistant' || role === 'user' || role === 'system') && Array.isArray(calls) ? (calls as ToolCall[]) : undefined;
 }
 
-/** Messages looked at behind a tool result for its call before a table of every earlier call is built. */
-const NEARBY = 8;
+/** A call a tool result is named after: one with a string name. */
+const hasName = (call: ToolCall): boolean => typeof call.name === 'string';
 
-/**
- * The name of the latest call with a given id (and a string name) among the
- * messages read before a tool result. An agent puts a result right after
- * its call, so a few messages back are looked at first; a table of every
- * earlier call is built only for a result whose call is further back.
- */
-class EarlierCalls {
-  readonly #messages: readonly (Message | null | undefined)[];
-  #table: ToolCallNames | undefined;
-  #recorded = 0;
-
-  constructor(messages: readonly (Message | null | undefined)[]) {
-    this.#messages = messages;
-  }
-
-  nameOf(toolCallId: string, before: number): string | undefined {
-    const stop = Math.max(0, before - NEARBY);
-    for (let j = before - 1; j >= stop; j--) {
-      const calls = callsOf(this.#messages[j]);
-      if (calls === undefined) continue;
-      for (let k = calls.length - 1; k >= 0; k--) {
-        const call = calls[k];
-        if (call?.id === toolCallId && typeof call.name === 'string') return call.name;
-      }
-    }
-    if (stop === 0) return undefined;
-    this.#table ??= new ToolCallNames();
-    for (; this.#recorded < stop; this.#recorded++) this.#table.record(callsOf(this.#messages[this.#recorded]));
-    return this.#table.nameOf(toolCallId);
-  }
+/** The name of the call a tool result at `before` answers, among the messages read before it (model/answered-call.ts). */
+function namesOf(messages: readonly (Message | null | undefined)[]): (toolCallId: string, before: number) => string | undefined {
+  const calls = new EarlierCalls<ToolCall>(messages, callsOf, hasName);
+  return (toolCallId, before) => calls.answered(toolCallId, before)?.name;
 }
 
 const chatEntries = new EntryMemo<Message, ChatEntrySnapshot>(chatEntrySnapshots);

@@ -3,8 +3,8 @@
 // switched off. The shared store's modules (and the Redis client) load only
 // when a shared store is configured.
 
+import { booleanFromEnv } from '../../environment';
 import { lazyPart } from '../../lazy-part';
-import { readEnvFlag } from '../../invariant/mode';
 import type { InvariantInstruments } from '../../telemetry/instruments';
 import { currentHost, IMPLICIT_ENV_VAR, type ImplicitLogOptions } from '../host';
 import { ImplicitLogs } from './implicit-logs';
@@ -44,7 +44,7 @@ type StoreIdentity = readonly [target: unknown, prefix: string];
 
 /** Whether the implicit log is on: the config's `enabled`, else the environment, else on. */
 export function implicitLogEnabled(options: ImplicitLogOptions | undefined): boolean {
-  return options?.enabled ?? readEnvFlag(IMPLICIT_ENV_VAR) ?? true;
+  return options?.enabled ?? booleanFromEnv(IMPLICIT_ENV_VAR, true, 'the implicit log');
 }
 
 /** The implicit log for these settings, or undefined when it is off. */
