@@ -101,6 +101,8 @@ describe.skipIf(!runs)('the observability stack, natively: Collector, Jaeger v2,
       'nous.session.invariant.extra.roles': '[]',
       'nous.session.invariant.missing.count': 1,
       'nous.session.invariant.missing.roles': '["tool"]',
+      'nous.session.invariant.missing.tool_call_ids': expect.stringMatching(/^\["call_\d+"\]$/),
+      'nous.session.invariant.missing.tool_names': '["get_weather"]',
     });
     // The unmodified agent that cuts an old tool result short, checked against its implicit log.
     expect(events.map((e) => e.event)).toContainEqual(

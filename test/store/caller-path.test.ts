@@ -26,10 +26,11 @@ const suite = useInstrumentedProvider({ mode: 'warn' });
 
 /**
  * How much later than the in-memory store's median a call may end and not
- * count as held by the store: generous for a loaded 2-core machine, and
- * well under what a wait for Redis costs (a command's deadline is 1 s).
+ * count as held by the store: generous for a loaded 2-core machine (a run at
+ * load 4 under nice 19 saw 258 ms), and half of what a wait for Redis costs
+ * (a command's deadline is 1 s).
  */
-const STALL_BOUND_MS = 250;
+const STALL_BOUND_MS = 500;
 
 function median(xs: readonly number[]): number {
   const sorted = [...xs].sort((a, b) => a - b);
