@@ -5,15 +5,14 @@
 import { InstrumentationBase, isWrapped, type InstrumentationNodeModuleDefinition } from '@opentelemetry/instrumentation';
 import { INTEGRATIONS } from '../integrations/index';
 import { resolveMode } from '../reaction/resolve-mode';
-import { booleanFromEnv } from '../environment';
 import { captureContentFromEnv } from '../reaction/act-on-check';
 import { contentCaptureOption } from '../reaction/content-capture-option';
-import { TRUST_INPUT_FILTERS_ENV_VAR } from '../integrations/openai-agents/supported';
-import { IMPLICIT_ENV_VAR } from '../request-path/host';
+import { trustInputFiltersFromEnv } from '../integrations/openai-agents/supported';
+import { implicitLogFromEnv } from '../request-path/host';
 import { clearHost, setHost, type HostSettings, type RequestCheckHost } from '../request-path/host';
 import { apiEventLogger } from '../telemetry/evaluation-event';
 import { createInstruments, type InvariantInstruments } from '../telemetry/instruments';
-import { REDACT_SECRETS_ENV_VAR } from '../telemetry/secret-shapes';
+import { redactSecretsFromEnv } from '../telemetry/secret-shapes';
 import { contained } from '../telemetry/internal-error';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../version';
 import type { SessionInvariantInstrumentationConfig } from './config';
@@ -145,10 +144,10 @@ export class SessionInvariantInstrumentation extends InstrumentationBase<Session
       previews: {
         redact: config.redact,
         previewLength: config.previewLength,
-        redactSecrets: booleanFromEnv(REDACT_SECRETS_ENV_VAR, true, 'secret redaction'),
+        redactSecrets: redactSecretsFromEnv(),
       },
-      implicit: { ...implicit, enabled: implicit?.enabled ?? booleanFromEnv(IMPLICIT_ENV_VAR, true, 'the implicit log') },
-      trustInputFilters: config.trustInputFilters ?? booleanFromEnv(TRUST_INPUT_FILTERS_ENV_VAR, false, 'trusting input filters'),
+      implicit: { ...implicit, enabled: implicit?.enabled ?? implicitLogFromEnv() },
+      trustInputFilters: config.trustInputFilters ?? trustInputFiltersFromEnv(),
     };
   }
 }

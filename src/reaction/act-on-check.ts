@@ -12,7 +12,7 @@ import { apiEventLogger, emitEvaluationEvent, type EventLogger } from '../teleme
 import type { InvariantInstruments } from '../telemetry/instruments';
 import { reportInternalError } from '../telemetry/internal-error';
 import { applyPreviewPolicy, type PreviewPolicy } from '../telemetry/previews';
-import { REDACT_SECRETS_ENV_VAR } from '../telemetry/secret-shapes';
+import { redactSecretsFromEnv } from '../telemetry/secret-shapes';
 import { CAPTURE_CONTENT_ENV_VAR } from '../telemetry/semconv';
 import { tracingSuppressed } from '../telemetry/suppressed';
 import { recordCheck, recordViolation, type LogKind } from '../telemetry/violation-event';
@@ -120,7 +120,7 @@ function isPlain(value: unknown): boolean {
 
 /** The app's policy, with secret redaction on unless the policy or NOUS_SESSION_INVARIANT_REDACT_SECRETS turns it off. */
 function previewPolicy(policy: PreviewPolicy | undefined): PreviewPolicy {
-  return { ...policy, redactSecrets: policy?.redactSecrets ?? booleanFromEnv(REDACT_SECRETS_ENV_VAR, true, 'secret redaction') };
+  return { ...policy, redactSecrets: policy?.redactSecrets ?? redactSecretsFromEnv() };
 }
 
 /**

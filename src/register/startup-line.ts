@@ -5,13 +5,12 @@
 
 import { MODE_ENV_VAR } from '../invariant/mode';
 import { resolveMode } from '../reaction/resolve-mode';
-import { booleanFromEnv } from '../environment';
-import { IMPLICIT_ENV_VAR } from '../request-path/host';
+import { implicitLogFromEnv } from '../request-path/host';
 import { storeChoice } from '../request-path/implicit/store-config';
 
 /** The start-up line for `env`, without the package's prefix, or undefined when there is nothing worth a line. */
 export function startupLine(env: NodeJS.ProcessEnv): string | undefined {
-  if (resolveMode(env[MODE_ENV_VAR]) === 'off' || !booleanFromEnv(IMPLICIT_ENV_VAR, true, 'the implicit log', env)) return undefined;
+  if (resolveMode(env[MODE_ENV_VAR]) === 'off' || !implicitLogFromEnv(env)) return undefined;
   const store = storeChoice(undefined, env);
   if (store.kind !== 'redis') return undefined;
   const where = store.target.kind === 'url' ? store.target.shown : "the app's own client";

@@ -7,7 +7,7 @@ import type { Mode } from '../invariant/mode';
 import { resolveMode } from '../reaction/resolve-mode';
 import { booleanFromEnv } from '../environment';
 import { captureContentFromEnv } from '../reaction/act-on-check';
-import { REDACT_SECRETS_ENV_VAR } from '../telemetry/secret-shapes';
+import { redactSecretsFromEnv } from '../telemetry/secret-shapes';
 import { apiEventLogger, type EventLogger } from '../telemetry/evaluation-event';
 import type { PreviewPolicy } from '../telemetry/previews';
 import { instrumentsFromGlobal, type InvariantInstruments } from '../telemetry/instruments';
@@ -89,6 +89,11 @@ export interface RequestCheckHost {
 /** `NOUS_SESSION_INVARIANT_IMPLICIT=off` turns the implicit log off; bound sessions are still checked. */
 export const IMPLICIT_ENV_VAR = 'NOUS_SESSION_INVARIANT_IMPLICIT';
 
+/** Whether the environment leaves the implicit log on (the default) or turns it off: read here only. */
+export function implicitLogFromEnv(env?: NodeJS.ProcessEnv): boolean {
+  return booleanFromEnv(IMPLICIT_ENV_VAR, true, 'the implicit log', env);
+}
+
 let active: RequestCheckHost | undefined;
 let fromEnvironment: HostSettings | undefined;
 
@@ -114,8 +119,8 @@ function environmentSettings(): HostSettings {
   return (fromEnvironment ??= {
     mode: resolveMode(),
     captureContent: captureContentFromEnv(),
-    previews: { redactSecrets: booleanFromEnv(REDACT_SECRETS_ENV_VAR, true, 'secret redaction') },
-    implicit: { enabled: booleanFromEnv(IMPLICIT_ENV_VAR, true, 'the implicit log') },
+    previews: { redactSecrets: redactSecretsFromEnv() },
+    implicit: { enabled: implicitLogFromEnv() },
   });
 }
 

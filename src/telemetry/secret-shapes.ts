@@ -5,8 +5,15 @@
 // hook, and an API key pasted into a chat is the likeliest secret a preview
 // would otherwise export. The list is docs/behaviour.md §6.3's.
 
-/** The environment variable that turns default secret redaction off (`false`, `0`, `off`). */
+import { booleanFromEnv } from '../environment';
+
+/** The environment variable that turns default secret redaction off (`false`). */
 export const REDACT_SECRETS_ENV_VAR = 'NOUS_SESSION_INVARIANT_REDACT_SECRETS';
+
+/** Whether the environment leaves secret redaction on (the default): read here only. */
+export function redactSecretsFromEnv(): boolean {
+  return booleanFromEnv(REDACT_SECRETS_ENV_VAR, true, 'secret redaction');
+}
 
 /** What a secret is replaced with. */
 export const REDACTED = '[redacted]';

@@ -19,7 +19,6 @@
 import { context } from '@opentelemetry/api';
 import { startsWithMessages } from '../../invariant/message-equality';
 import type { Message } from '../../model/messages';
-import { booleanFromEnv } from '../../environment';
 import { getActiveSession, withSession } from '../../invariant/session-binding';
 import { SessionLog } from '../../log/session-log';
 import { checkModelRequest } from '../../request-path/check-request';
@@ -28,7 +27,7 @@ import { currentHost } from '../../request-path/host';
 import { currentRun } from '../../request-path/run';
 import { contained } from '../../telemetry/internal-error';
 import { fromAgentItems } from './adapter';
-import { TRUST_INPUT_FILTERS_ENV_VAR } from './supported';
+import { trustInputFiltersFromEnv } from './supported';
 import { inRecordedModelCall, recordHandoff, recordTurnInput, recordTurnOutput, uncheckedView, viewBinding } from './turn-recorder';
 
 type ModelRequest = { input?: unknown; systemInstructions?: unknown };
@@ -55,7 +54,7 @@ const WHERE = 'Agents SDK turn recorder';
 
 /** Whether input filters are trusted: the instrumentation's `trustInputFilters`, else the environment, else not. */
 function trustInputFilters(): boolean {
-  return currentHost().settings().trustInputFilters ?? booleanFromEnv(TRUST_INPUT_FILTERS_ENV_VAR, false, 'trusting input filters');
+  return currentHost().settings().trustInputFilters ?? trustInputFiltersFromEnv();
 }
 
 /**

@@ -3,10 +3,9 @@
 // switched off. The shared store's modules (and the Redis client) load only
 // when a shared store is configured.
 
-import { booleanFromEnv } from '../../environment';
 import { lazyPart } from '../../lazy-part';
 import type { InvariantInstruments } from '../../telemetry/instruments';
-import { currentHost, IMPLICIT_ENV_VAR, type ImplicitLogOptions } from '../host';
+import { currentHost, implicitLogFromEnv, type ImplicitLogOptions } from '../host';
 import { ImplicitLogs } from './implicit-logs';
 import type { SharedLogs } from './shared-logs';
 import { storeChoice, type StoreChoice } from './store-config';
@@ -44,7 +43,7 @@ type StoreIdentity = readonly [target: unknown, prefix: string];
 
 /** Whether the implicit log is on: the config's `enabled`, else the environment, else on. */
 export function implicitLogEnabled(options: ImplicitLogOptions | undefined): boolean {
-  return options?.enabled ?? booleanFromEnv(IMPLICIT_ENV_VAR, true, 'the implicit log');
+  return options?.enabled ?? implicitLogFromEnv();
 }
 
 /** The implicit log for these settings, or undefined when it is off. */
