@@ -135,7 +135,13 @@ describe.skipIf(!runs)('the observability stack, natively: Collector, Jaeger v2,
       await reader.cancel();
       return [...text.matchAll(/^event: violation\ndata: (.*)$/gm)].map((m) => JSON.parse(m[1]!) as Record<string, unknown>);
     };
-    const violations = await until('the violations in the viewer', async () => ((await held()).length >= 3 ? held() : undefined), 30_000);
+    // The span events and the log records reach the viewer through two pipelines, each batched on its own clock, so
+    // a violation can be held before its log record (and its explanation) has arrived: wait for both halves.
+    const complete = async (): Promise<Array<Record<string, unknown>> | undefined> => {
+      const now = await held();
+      return now.length >= 3 && now.every((v) => typeof v.explanation === 'string') ? now : undefined;
+    };
+    const violations = await until('the violations in the viewer, each with its log record', complete, 30_000);
     expect(violations.every((v) => v.service === SERVICE)).toBe(true);
     expect(new Set(violations.map((v) => v.log))).toEqual(new Set(['bound', 'implicit']));
     expect(violations).toContainEqual(
