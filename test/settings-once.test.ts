@@ -3,11 +3,9 @@
 // fetch seam tells a hooked SDK client's request without parsing its URL,
 // with the answer parsing would give.
 
-import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SessionInvariantInstrumentation } from '../src/instrumentation';
 import { currentHost } from '../src/request-path/host';
-import { plainPath } from '../src/integrations/fetch/fetch-seam';
 
 afterEach(() => {
   vi.unstubAllEnvs();
@@ -99,61 +97,5 @@ describe('with no instrumentation enabled, the environment is read once too', ()
     const instrumentation = new SessionInvariantInstrumentation();
     instrumentation.disable();
     expect(currentHost().settings()).toMatchObject({ mode: 'off', captureContent: false });
-  });
-});
-
-describe('fetch seam: the path of a plain URL string, without parsing it', () => {
-  const anthropic = (path: string) => path.endsWith('/messages');
-  const segment = fc.constantFrom(
-    'v1',
-    'messages',
-    'chat',
-    'completions',
-    'responses',
-    '.',
-    '..',
-    '',
-    'x.y',
-    'a b',
-    '%2e',
-    'é',
-    '\\',
-    '\t',
-    'v1\\messages',
-    'mess\tages',
-    'messages\n',
-    'mess%61ges',
-  );
-  const url = fc
-    .record({
-      scheme: fc.constantFrom('http', 'https', 'HTTP', 'ftp', 'foo', 'http:'),
-      slashes: fc.constantFrom('//', '/', '///', ''),
-      host: fc.constantFrom('api.openai.com', '127.0.0.1:8080', 'user@host', 'h', '[::1]', 'host:99999', ''),
-      path: fc.array(segment, { maxLength: 6 }),
-      tail: fc.constantFrom('', '?a=1', '#x', '?a=/messages', '#/messages'),
-    })
-    .map(({ scheme, slashes, host, path, tail }) => `${scheme}:${slashes}${host}${path.map((s) => `/${s}`).join('')}${tail}`);
-
-  it('reads as the URL parser would wherever it reads at all', () => {
-    fc.assert(
-      fc.property(url, (input) => {
-        const path = plainPath(input);
-        if (path === undefined) return;
-        let parsed: string | undefined;
-        try {
-          parsed = new URL(input).pathname;
-        } catch {
-          return; // an invalid URL is never a model request; the seam returns the same either way
-        }
-        expect(anthropic(path)).toBe(anthropic(parsed));
-      }),
-      { numRuns: 3000 },
-    );
-  });
-
-  it('reads the usual SDK URLs', () => {
-    expect(plainPath('https://api.anthropic.com/v1/messages')).toBe('/v1/messages');
-    expect(plainPath('http://127.0.0.1:4010/v1/chat/completions?x=1')).toBe('/v1/chat/completions');
-    expect(plainPath('https://h/v1/messages%2F')).toBeUndefined();
   });
 });

@@ -32,9 +32,8 @@ export interface Provider {
   readonly name: string;
   /**
    * The SDK whose client hook checks this provider's requests; the fetch
-   * seam leaves the requests that carry a hooked copy's version
-   * (`x-stainless-package-version`) to it. None for a provider checked at
-   * the fetch seam only.
+   * seam leaves the requests of a hooked client to it (request-path/call-scope.ts).
+   * None for a provider checked at the fetch seam only.
    */
   readonly client?: ClientSeam;
   /** Its APIs; their paths overlap no other's. */

@@ -1,7 +1,9 @@
-// The fetch seam leaves a request to the client hook when it carries the
-// version of a hooked SDK client in `x-stainless-package-version`, whatever
-// form the caller gave its headers in (a Headers instance, an array of pairs,
-// a record), and checks it (once) otherwise.
+// The fetch seam goes by who sent a request, not by its headers: a request
+// that carries a hooked SDK client's version in `x-stainless-package-version`
+// but that no hooked client sent (a bundle's own copy of the SDK, or a plain
+// fetch copying its headers) is checked there, once, whatever form the caller
+// gave its headers in (a Headers instance, an array of pairs, a record); a
+// request the hooked client sends is left to its hook (counted once).
 
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -28,7 +30,7 @@ async function checksFor(headers: RequestInit['headers']): Promise<number> {
   return (await checks()) - before;
 }
 
-describe('fetch seam: requests a hooked SDK client sent', () => {
+describe("fetch seam: requests with a hooked SDK client's headers that the client did not send", () => {
   // The hooked openai's version, which its requests carry.
   const version = () =>
     (JSON.parse(readFileSync(join(dirname(requireSdk.resolve('openai')), 'package.json'), 'utf8')) as { version: string }).version;
@@ -43,8 +45,8 @@ describe('fetch seam: requests a hooked SDK client sent', () => {
       ],
     ],
     ['a record, any case, padded', (v) => ({ 'content-type': 'application/json', 'X-STAINLESS-Package-Version': ` ${v}\t` })],
-  ])('are left to the client hook when the headers are %s', async (_, headersFor) => {
-    expect(await checksFor(headersFor(version()))).toBe(0);
+  ])('are checked by the fetch seam when the headers are %s', async (_, headersFor) => {
+    expect(await checksFor(headersFor(version()))).toBe(1);
   });
 
   it.each<[string, RequestInit['headers']]>([
@@ -61,5 +63,35 @@ describe('fetch seam: requests a hooked SDK client sent', () => {
     ['no headers at all', undefined],
   ])('are checked by the fetch seam with %s', async (_, headers) => {
     expect(await checksFor(headers)).toBe(1);
+  });
+});
+
+describe('fetch seam: requests a hooked SDK client sent', () => {
+  /** Checks counted for one chat completion through the hooked openai client, given `fetch` as its fetch. */
+  async function checksForClient(fetch?: typeof globalThis.fetch): Promise<number> {
+    const before = await checks();
+    const client = new suite.env.openai.OpenAI({
+      apiKey: 'test-key',
+      baseURL: suite.server.openaiBaseURL,
+      maxRetries: 0,
+      ...(fetch ? { fetch } : {}),
+    });
+    await client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'Rain in Porto?' }] });
+    return (await checks()) - before;
+  }
+
+  it.each<[string, typeof globalThis.fetch | undefined]>([
+    ['the global fetch', undefined],
+    ['a fetch of its own that passes the init on', (url, init) => globalThis.fetch(url, init)],
+    ['a fetch of its own that builds a new Request (another signal)', (url, init) => globalThis.fetch(new Request(url, init))],
+    [
+      'a fetch of its own that waits first',
+      async (url, init) => {
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        return globalThis.fetch(url, { ...init });
+      },
+    ],
+  ])('are checked once, by the client hook, with %s', async (_, fetch) => {
+    expect(await checksForClient(fetch)).toBe(1);
   });
 });

@@ -69,7 +69,12 @@ export interface FreshProject {
 
 /** A new project folder with `dependencies`, installed by `npm install`; `files` are written into it first. */
 export function installFreshProject(dependencies: Record<string, string>, files: Record<string, string> = {}): FreshProject {
-  const dir = mkdtempSync(join(tmpdir(), 'nous-fresh-project-'));
+  return installProjectAt(mkdtempSync(join(tmpdir(), 'nous-fresh-project-')), dependencies, files);
+}
+
+/** `installFreshProject` in the folder `dir` (made if missing), say a folder inside another project with its own node_modules. */
+export function installProjectAt(dir: string, dependencies: Record<string, string>, files: Record<string, string> = {}): FreshProject {
+  mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'fresh-project', private: true, dependencies }, null, 2));
   for (const [name, text] of Object.entries(files)) {
     mkdirSync(dirname(join(dir, name)), { recursive: true });

@@ -11,7 +11,10 @@
 // (http/reply-reader.ts). The body checked goes to the check as the string
 // it is (`ModelRequest.body`). Whatever fetch returns is returned as it is.
 // One wrap per process (fetch-registry.ts), so each request passes one seam. A request made by an SDK client the client hook checks is left to
-// that hook, so it is counted once. Strict mode refuses a request here
+// that hook, so it is counted once: known by the abort signal the hooked
+// client hands fetch (request-path/call-scope.ts, shared by every copy of the
+// package), not by its headers, which an unhooked copy of the same SDK (a
+// bundle's) sends too. Strict mode refuses a request here
 // before it is sent: the call's promise rejects with the violation itself,
 // which the AI SDK's providers hand to the caller as it is, not retried (they
 // retry only their own retryable API errors). A Stainless client this seam
@@ -21,15 +24,13 @@
 
 import { checkModelRequest, checksRequests } from '../../request-path/check-request';
 import type { PendingReply } from '../../request-path/reply';
-import { currentCallScope } from '../../request-path/call-scope';
+import { claimedAbove, currentCallScope } from '../../request-path/call-scope';
 import type { ModelRequest, ReplyFormat } from '../../request-path/model-request';
 import { SessionInvariantViolation } from '../../invariant/violation';
 import { contained } from '../../telemetry/internal-error';
-import { isHookedClient } from '../sdk-client/client-hook';
 import { observeReplyFor } from '../http/reply-reader';
-import type { Provider } from '../provider';
 import type { WireFormat } from '../wire-format';
-import { CLIENT_SEAMS, formatOfPath, mayBeModelURL as mayBeProviderURL } from '../providers';
+import { formatOfPath, mayBeModelURL as mayBeProviderURL } from '../providers';
 import { registerFetchObserver } from './fetch-registry';
 import { SentRequest } from './sent-request';
 import { providerName, sdkOf } from './callers';
@@ -96,18 +97,16 @@ interface Ready {
 type Inspected = Awaiting | { later: Promise<string | undefined>; ready: Ready };
 
 function inspect(input: unknown, sent: SentRequest): Inspected {
+  if (claimedAbove(sent.init.get('signal'))) return undefined; // a client hook took it, or a seam above
   if (!mayBeModelURL(input)) return noteUnread(input, sent);
-  if (clientHookOwns(input, sent)) return undefined; // decided without parsing the URL
   const url = urlOf(input, sent);
   if (url === undefined) return undefined;
   const found = formatOfPath(url.pathname);
   if (found === undefined) return noteUnread(url, sent);
-  const { provider, format } = found;
+  const { format } = found;
   if (sent.method() !== 'POST') return undefined;
   const version = headerOf(sent.headers() as RequestInit['headers'], VERSION_HEADER);
-  if (checkedByClientHook(provider, version, sent)) return undefined;
   const scope = currentCallScope();
-  if (scope?.claimed) return undefined;
   if (!checksRequests()) return undefined; // switched off: the body is not even read
   const body = sent.body();
   if (body === undefined) return undefined;
@@ -160,6 +159,9 @@ function noteUnread(input: unknown, sent: SentRequest): undefined {
 const NOT_A_CONVERSATION =
   /\/(embeddings?|embed|files|models|audio|images|moderations|rerank|tokenize|detokenize|classify|batches|uploads|fine[_-]?tuning|count_tokens|vector_stores|pull|push|show|copy|create|delete|ps|tags|version)(\/|$)/i;
 
+/** Sent by every Stainless SDK: a request carrying it is recorded only (see the top). */
+const VERSION_HEADER = 'x-stainless-package-version';
+
 /** The URL parser removes tabs and newlines, which could join a word a format looks for. */
 const REMOVED_BY_PARSER = /[\t\n\r]/;
 
@@ -178,22 +180,6 @@ function urlOf(input: unknown, sent: SentRequest): URL | undefined {
     // a relative or malformed URL: not a model API
   }
   return undefined;
-}
-
-const VERSION_HEADER = 'x-stainless-package-version';
-
-/**
- * Requests from the Stainless SDKs (the registry's client providers) carry
- * their version (frameworks built on them, the Agents SDK say, change the
- * user agent but not that); the API path's provider says which SDK: a hooked
- * copy of it checks them already.
- */
-function checkedByClientHook(provider: Provider | undefined, version: string | null, sent: SentRequest): boolean {
-  if (version === null) return false;
-  if (provider?.client !== undefined && isHookedClient(provider.client.module, version)) return true;
-  // Another Stainless SDK on the same API (groq-sdk on OpenAI's paths): its user agent names it.
-  const sdk = sdkOf((name) => headerOf(sent.headers() as RequestInit['headers'], name));
-  return sdk !== undefined && isHookedClient(sdk.name, version);
 }
 
 /**
@@ -230,37 +216,6 @@ function isPlainRecord(value: unknown): value is Record<string, unknown> {
 /** Headers' own normalisation of a value: leading and trailing HTTP whitespace removed. */
 function trimHTTP(value: string): string {
   return value.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '');
-}
-
-/**
- * `checkedByClientHook` for a request that carries an SDK version, told
- * without parsing its URL where that gives the same answer: when no hooked
- * client SDK has that version (none sent it), or when the path of a plain URL
- * string (see `plainPath`) and the user agent say which SDK did. Other
- * Stainless SDKs (together-ai, say) carry the header too, so a version
- * alone never decides that a hook checked the request. False when it cannot
- * tell: the URL is then parsed and asked again.
- */
-function clientHookOwns(input: unknown, sent: SentRequest): boolean {
-  const version = headerOf(sent.headers() as RequestInit['headers'], VERSION_HEADER);
-  if (version === null || !CLIENT_SEAMS.some((seam) => isHookedClient(seam.module, version))) return false;
-  const path = input instanceof URL ? input.pathname : typeof input === 'string' ? plainPath(input) : undefined;
-  return path !== undefined && checkedByClientHook(formatOfPath(path)?.provider, version, sent);
-}
-
-/** `scheme://authority/path`, nothing that parsing rewrites (tabs, newlines, backslashes, escapes) anywhere. */
-const PLAIN_URL = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]+(\/[^?#]*)/;
-const REWRITTEN = /[\t\n\r\\%]/;
-
-/**
- * The path of a URL string, as far as the formats' path rules read it: the URL
- * parser keeps the last segment of such a path as written (dot segments only
- * remove or keep it, and leave a trailing slash where they remove it).
- * Undefined for anything else. Exported for its test.
- */
-export function plainPath(input: string): string | undefined {
-  if (REWRITTEN.test(input)) return undefined;
-  return PLAIN_URL.exec(input)?.[1];
 }
 
 /** The model request a POST of `text` to `path` is, read by its wire format's `read`. */

@@ -25,6 +25,7 @@ import { boundLogInForce, checkModelRequest, checkSerialisedRequest, checksReque
 import type { PendingReply } from '../../request-path/reply';
 import type { ModelRequest, ReplyFormat, SerialisedHead } from '../../request-path/model-request';
 import { observeReplyFor } from '../http/reply-reader';
+import { sendAsClientRequest } from '../../request-path/call-scope';
 import { reportInternalError } from '../../telemetry/internal-error';
 import { warnOnce } from '../../warnings';
 import { readableByReplyReader } from './node-fetch-response';
@@ -60,19 +61,6 @@ const awaitingByInit = new WeakMap<object, AwaitingReply>();
  * checked again.
  */
 const awaitingBytes = new WeakMap<object, ClientSeam>();
-
-/**
- * The versions of every client copy hooked here, by module. Their requests
- * carry their version in `x-stainless-package-version`, so the fetch seam
- * knows they are checked already and counts each request once. By module,
- * then version: the fetch seam asks on every request, without building a key.
- */
-const hookedClients = new Map<string, Set<string>>();
-
-/** Whether requests of this SDK and version are checked by the client hook. */
-export function isHookedClient(module: string, version: string): boolean {
-  return hookedClients.get(module)?.has(version) === true;
-}
 
 /** The integration that hooks a provider's SDK client (providers.ts lists them): its module, patched at `prepareOptions`. */
 export function clientIntegration(seam: ClientSeam): Integration {
@@ -110,19 +98,14 @@ function clientDefinition(seam: ClientSeam, patcher: Patcher): InstrumentationNo
         const methodOwner = prototypeDefining(client, method);
         if (methodOwner) rewrap(patcher, methodOwner, method, wrapper);
       }
-      if (version !== undefined) {
-        const versions = hookedClients.get(seam.module) ?? new Set<string>();
-        hookedClients.set(seam.module, versions.add(version));
-      }
       return exports;
     },
-    (exports?: Record<string, unknown>, version?: string) => {
+    (exports?: Record<string, unknown>) => {
       if (!exports) return;
       const client = seam.clientOf(exports);
       for (const method of ['prepareOptions', 'retryRequest', 'prepareRequest', 'fetchWithTimeout', 'backendMiddleware']) {
         unwrapIfWrapped(patcher, prototypeDefining(client, method), method);
       }
-      if (version !== undefined) hookedClients.get(seam.module)?.delete(version);
     },
   );
 }
@@ -185,8 +168,9 @@ function addByteCheck(original: BackendMiddleware): BackendMiddleware {
 }
 
 /**
- * `fetchWithTimeout(url, init, ..., options?)`: the response is returned as
- * it is; the reply is taken from the client's own read of its body (a JSON
+ * `fetchWithTimeout(url, init, ms, controller, options?)`: sent as a
+ * request this hook took (call-scope.ts: the fetch seam, of any copy of the
+ * package, leaves it alone), and the response is returned as it is; the reply is taken from the client's own read of its body (a JSON
  * body whole with `text()` or `json()`, a stream of events from `body` as
  * the client reads it, so a stream it cancels is cancelled at once), or, for
  * a node-fetch stream of events (the SDKs that still use it), from a clone
@@ -201,7 +185,9 @@ function readReplies(original: FetchWithTimeout): FetchWithTimeout {
     const awaitingNow = (): AwaitingReply | undefined =>
       (typeof init === 'object' && init !== null ? awaitingByInit.get(init) : undefined) ??
       (options !== undefined ? awaitingByOptions.get(options) : undefined);
-    const response = original.call(this, url, init, ...rest);
+    const controller = rest[1] as { signal?: unknown } | null | undefined;
+    const signal = typeof controller === 'object' && controller !== null ? controller.signal : undefined;
+    const response = sendAsClientRequest(signal, () => original.call(this, url, init, ...rest));
     if (!waiting && awaitingNow() === undefined) return response;
     // The caller's own promise, returned as it is (no extra hop): this reaction
     // is registered first, so it runs before the caller's continuation reads the body.
