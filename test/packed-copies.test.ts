@@ -19,7 +19,7 @@ const lock = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package-lock.json'), 'u
 };
 /** The version the repository's lockfile pins, so that npm finds it in the cache. */
 const pinned = (name: string) => lock.packages[`node_modules/${name}`]!.version;
-const fixture = (name: string) => readFileSync(join(PACKAGE_ROOT, 'test/fixtures/copies', name), 'utf8');
+const fixture = (name: string) => readFileSync(join(PACKAGE_ROOT, 'test/fixtures', name), 'utf8');
 
 let project: string;
 let provider: FakeProvider;
@@ -34,14 +34,14 @@ beforeAll(async () => {
       '@opentelemetry/sdk-node': pinned('@opentelemetry/sdk-node'),
       openai: pinned('openai'),
     },
-    { 'app.cjs': fixture('app.cjs') },
+    { 'app.cjs': fixture('copies/app.cjs'), 'drop-loop.cjs': fixture('drop-loop.cjs') },
   );
   expect(app.npmStatus, app.npmOutput).toBe(0);
   project = app.dir;
   const plugin = installProjectAt(
     join(project, 'plugin'),
     { 'nous-session-invariant': `file:${tarball}`, '@opentelemetry/api': pinned('@opentelemetry/api') },
-    { 'index.js': fixture('plugin.cjs') },
+    { 'index.js': fixture('copies/plugin.cjs') },
   );
   expect(plugin.npmStatus, plugin.npmOutput).toBe(0);
   // Two copies on disk, each with its own @opentelemetry/instrumentation.
