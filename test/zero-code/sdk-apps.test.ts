@@ -270,3 +270,17 @@ describe.each(['0', '1'])('@mistralai/mistralai chat, zero code (stream %s)', (s
     expect((await runApp('mistral.mjs', { STREAM: stream, FAULT: fault })).kinds).toEqual([kind]);
   });
 });
+
+// Ollama's own API: replies streamed as NDJSON by default (the client stops reading at `done: true`), or one JSON body.
+describe.each(['0', '1'])('ollama chat (/api/chat), zero code (stream %s)', (stream) => {
+  it.concurrent('a correct tool loop stays silent, every request checked as ollama', async () => {
+    const result = await runApp('ollama.cjs', { STREAM: stream });
+    expect(result.kinds).toEqual([]);
+    expect(result.checks).toBe(10);
+    expect(result.providers).toEqual(['ollama']);
+  });
+
+  it.concurrent.each(FAULTS)('%s is reported once as %s', async (fault, kind) => {
+    expect((await runApp('ollama.cjs', { STREAM: stream, FAULT: fault })).kinds).toEqual([kind]);
+  });
+});
