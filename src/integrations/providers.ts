@@ -9,14 +9,16 @@
 import type { ReplyFormat } from '../request-path/model-request';
 import type { Reply, ReplyAssembler } from './http/reply-assemblers';
 import type { ClientSeam, Provider } from './provider';
+import type { Integration } from './integration';
 import type { WireFormat } from './wire-format';
 import { anthropicProvider } from './anthropic/provider';
+import { bedrockProvider } from './bedrock/provider';
 import { geminiProvider } from './gemini/provider';
 import { groqProvider } from './groq/provider';
 import { openaiProvider } from './openai/provider';
 
 /** Every model provider. */
-export const PROVIDERS: readonly Provider[] = [openaiProvider, anthropicProvider, geminiProvider, groqProvider];
+export const PROVIDERS: readonly Provider[] = [openaiProvider, anthropicProvider, geminiProvider, groqProvider, bedrockProvider];
 
 /** A wire format and the provider it belongs to. */
 export interface ProviderFormat {
@@ -40,6 +42,9 @@ export function mayBeModelURL(url: string): boolean {
 export const CLIENT_SEAMS: readonly ClientSeam[] = PROVIDERS.flatMap((provider) =>
   provider.client === undefined ? [] : [provider.client],
 );
+
+/** The providers' hooks of their own (an SDK hooked neither at the fetch seam nor as a Stainless client), enabled by the instrumentation (index.ts). */
+export const PROVIDER_HOOKS: readonly Integration[] = PROVIDERS.flatMap((provider) => (provider.hook === undefined ? [] : [provider.hook]));
 
 /** The listed wire format named `name`, if any. */
 function wireFormatNamed(name: ReplyFormat): WireFormat | undefined {
