@@ -7,11 +7,10 @@ import {
   ToolCallNames,
   collapseText,
   dataUrl,
-  entriesOf,
   isObject,
   isWalkable,
-  opaqueEntry,
   readSafely,
+  readTurns,
   userTurnMessages,
   type Loose,
 } from '../../reading/canonical';
@@ -27,26 +26,12 @@ import {
  * never writes to its input.
  */
 export function fromConverse(request: { system?: unknown; messages: readonly unknown[] }): Message[] {
-  return readSafely(request, ({ system, messages }) => {
-    const entries = entriesOf(messages);
-    if (entries === undefined) return messages as Message[];
-    const out: Message[] = [...fromSystem(system)];
-    const names = new ToolCallNames();
-    for (let i = 0; i < entries.length; i++) out.push(...readSafely(entries[i], (entry) => fromEntry(entry, names)));
-    return out;
-  });
+  return readTurns(request, { system: fromSystem, user: fromUser, assistant: fromAssistant });
 }
 
 /** The canonical message a Converse reply's `content` blocks are (the model's reply). */
 export function fromConverseReply(content: readonly unknown[]): Message[] {
   return readSafely(content, (blocks) => [fromAssistant(blocks, new ToolCallNames())]);
-}
-
-function fromEntry(entry: unknown, names: ToolCallNames): Message[] {
-  if (!isObject(entry)) return [entry as Message];
-  if (entry.role === 'assistant') return [fromAssistant(entry.content, names)];
-  if (entry.role === 'user') return fromUser(entry.content, names);
-  return [opaqueEntry(entry)];
 }
 
 function fromSystem(system: unknown): Message[] {
