@@ -13,10 +13,11 @@ import type { WireFormat } from './wire-format';
 import { anthropicProvider } from './anthropic/provider';
 import { geminiProvider } from './gemini/provider';
 import { groqProvider } from './groq/provider';
+import { ollamaProvider } from './ollama/provider';
 import { openaiProvider } from './openai/provider';
 
 /** Every model provider. */
-export const PROVIDERS: readonly Provider[] = [openaiProvider, anthropicProvider, geminiProvider, groqProvider];
+export const PROVIDERS: readonly Provider[] = [openaiProvider, anthropicProvider, geminiProvider, groqProvider, ollamaProvider];
 
 /** A wire format and the provider it belongs to. */
 export interface ProviderFormat {
@@ -52,8 +53,8 @@ export function replyFromBody(format: ReplyFormat, body: unknown): Reply | undef
 }
 
 /**
- * A fresh assembler for one reply of `format` streamed as server-sent
- * events: it collects the events and, once the stream has ended, builds the
+ * A fresh assembler for one reply of `format` streamed (server-sent events,
+ * or NDJSON lines): it collects the events and, once the stream has ended, builds the
  * reply they amount to (docs/behaviour.md §8.4). An unknown format reads no reply.
  */
 export function replyAssembler(format: ReplyFormat): ReplyAssembler {

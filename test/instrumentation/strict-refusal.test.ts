@@ -119,6 +119,21 @@ describe('strict mode refuses a broken request before it is sent, with the viola
     );
   });
 
+  it.each([false, true])('ollama chat, /api/chat (fetch seam, stream %s)', async (stream) => {
+    const { Ollama } = requireSdk('ollama') as typeof import('ollama');
+    const client = new Ollama({ host: suite.server.url });
+    type Chat = { role: 'user' | 'assistant'; content: string };
+    await refusesDrop<Chat>(
+      async (messages) => {
+        if (!stream) return { role: 'assistant', content: (await client.chat({ model: 'llama-test', messages, stream })).message.content };
+        let content = '';
+        for await (const part of await client.chat({ model: 'llama-test', messages, stream })) content += part.message.content;
+        return { role: 'assistant', content };
+      },
+      (text) => ({ role: 'user', content: text }),
+    );
+  });
+
   it('@mistralai/mistralai chat (fetch seam with a Request, default retries): its error carries the violation as its cause', async () => {
     const mistral = await mistralClient(suite.server.url);
     type Chat = { role: 'user' | 'assistant'; content: string };
