@@ -9,15 +9,24 @@
 import type { ReplyFormat } from '../request-path/model-request';
 import type { Reply, ReplyAssembler } from './http/reply-assemblers';
 import type { ClientSeam, Provider } from './provider';
+import type { Integration } from './integration';
 import type { WireFormat } from './wire-format';
 import { anthropicProvider } from './anthropic/provider';
+import { bedrockProvider } from './bedrock/provider';
 import { geminiProvider } from './gemini/provider';
 import { groqProvider } from './groq/provider';
 import { ollamaProvider } from './ollama/provider';
 import { openaiProvider } from './openai/provider';
 
 /** Every model provider. */
-export const PROVIDERS: readonly Provider[] = [openaiProvider, anthropicProvider, geminiProvider, groqProvider, ollamaProvider];
+export const PROVIDERS: readonly Provider[] = [
+  openaiProvider,
+  anthropicProvider,
+  geminiProvider,
+  groqProvider,
+  ollamaProvider,
+  bedrockProvider,
+];
 
 /** A wire format and the provider it belongs to. */
 export interface ProviderFormat {
@@ -41,6 +50,9 @@ export function mayBeModelURL(url: string): boolean {
 export const CLIENT_SEAMS: readonly ClientSeam[] = PROVIDERS.flatMap((provider) =>
   provider.client === undefined ? [] : [provider.client],
 );
+
+/** The providers' hooks of their own (an SDK hooked neither at the fetch seam nor as a Stainless client), enabled by the instrumentation (index.ts). */
+export const PROVIDER_HOOKS: readonly Integration[] = PROVIDERS.flatMap((provider) => (provider.hook === undefined ? [] : [provider.hook]));
 
 /** The listed wire format named `name`, if any. */
 function wireFormatNamed(name: ReplyFormat): WireFormat | undefined {
