@@ -11,6 +11,7 @@ import { contained } from '../telemetry/internal-error';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../version';
 import type { SessionInvariantInstrumentationConfig } from './config';
 import type { Patcher } from '../integrations/integration';
+import { cachePackageVersions } from './package-versions';
 
 /**
  * An OpenTelemetry instrumentation, used like any of contrib's: pass it to
@@ -126,3 +127,5 @@ export class SessionInvariantInstrumentation extends InstrumentationBase<Session
     return (this._settings ??= settingsFrom(this.getConfig()));
   }
 }
+
+cachePackageVersions(SessionInvariantInstrumentation.prototype);
