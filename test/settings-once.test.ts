@@ -1,8 +1,7 @@
 // Fixed costs out of the call (issue 22): the enabled instrumentation reads
-// the environment when it is enabled or configured, not per request; the
-// fetch seam tells a hooked SDK client's request without parsing its URL,
-// with the answer parsing would give.
+// the environment when it is enabled or configured, not per request.
 
+import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SessionInvariantInstrumentation } from '../src/instrumentation';
 import { currentHost } from '../src/request-path/host';
@@ -97,5 +96,39 @@ describe('with no instrumentation enabled, the environment is read once too', ()
     const instrumentation = new SessionInvariantInstrumentation();
     instrumentation.disable();
     expect(currentHost().settings()).toMatchObject({ mode: 'off', captureContent: false });
+  });
+});
+
+describe('one function builds the settings from the environment, enabled or not', () => {
+  const VARIABLES = {
+    NOUS_SESSION_INVARIANT: ['off', 'warn', 'strict', 'STRICT ', 'loud', ''],
+    OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: ['true', 'false', 'TRUE', '1', 'yes', ''],
+    NOUS_SESSION_INVARIANT_REDACT_SECRETS: ['true', 'false', 'off', ''],
+    NOUS_SESSION_INVARIANT_IMPLICIT: ['true', 'false', 'False', '0', ''],
+    NOUS_SESSION_INVARIANT_TRUST_INPUT_FILTERS: ['true', 'false', 'on', ''],
+  };
+  const environment = fc.record(
+    Object.fromEntries(
+      Object.entries(VARIABLES).map(([name, values]) => [name, fc.option(fc.constantFrom(...values), { nil: undefined })]),
+    ),
+  );
+
+  it('gives the instrumentation with an empty config and the seams with none enabled the same settings, whatever the variables say', () => {
+    fc.assert(
+      fc.property(environment, (env) => {
+        vi.unstubAllEnvs();
+        for (const name of Object.keys(VARIABLES)) vi.stubEnv(name, env[name]);
+        const instrumentation = new SessionInvariantInstrumentation();
+        let enabled;
+        try {
+          enabled = currentHost().settings();
+        } finally {
+          instrumentation.disable();
+        }
+        // With none enabled, read again (disable() drops what was kept).
+        expect(currentHost().settings()).toStrictEqual(enabled);
+      }),
+      { numRuns: 60 },
+    );
   });
 });
