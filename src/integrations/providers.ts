@@ -11,13 +11,21 @@ import type { Reply, ReplyAssembler } from './http/reply-assemblers';
 import type { ClientSeam, Provider } from './provider';
 import type { WireFormat } from './wire-format';
 import { anthropicProvider } from './anthropic/provider';
+import { cohereProvider } from './cohere/provider';
 import { geminiProvider } from './gemini/provider';
 import { groqProvider } from './groq/provider';
 import { ollamaProvider } from './ollama/provider';
 import { openaiProvider } from './openai/provider';
 
 /** Every model provider. */
-export const PROVIDERS: readonly Provider[] = [openaiProvider, anthropicProvider, geminiProvider, groqProvider, ollamaProvider];
+export const PROVIDERS: readonly Provider[] = [
+  openaiProvider,
+  anthropicProvider,
+  geminiProvider,
+  groqProvider,
+  ollamaProvider,
+  cohereProvider,
+];
 
 /** A wire format and the provider it belongs to. */
 export interface ProviderFormat {
