@@ -76,6 +76,8 @@ export function cohereAssembler(): ReplyAssembler {
         case 'message-end':
           done = true;
           return;
+        default:
+          return; // citations, debug events: not part of the reply's messages
       }
     },
     finished: () => done,
