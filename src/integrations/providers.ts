@@ -9,8 +9,10 @@
 import type { ReplyFormat } from '../request-path/model-request';
 import type { Reply, ReplyAssembler } from './http/reply-assemblers';
 import type { ClientSeam, Provider } from './provider';
+import type { Integration } from './integration';
 import type { WireFormat } from './wire-format';
 import { anthropicProvider } from './anthropic/provider';
+import { bedrockProvider } from './bedrock/provider';
 import { cohereProvider } from './cohere/provider';
 import { geminiProvider } from './gemini/provider';
 import { groqProvider } from './groq/provider';
@@ -24,6 +26,7 @@ export const PROVIDERS: readonly Provider[] = [
   geminiProvider,
   groqProvider,
   ollamaProvider,
+  bedrockProvider,
   cohereProvider,
 ];
 
@@ -49,6 +52,9 @@ export function mayBeModelURL(url: string): boolean {
 export const CLIENT_SEAMS: readonly ClientSeam[] = PROVIDERS.flatMap((provider) =>
   provider.client === undefined ? [] : [provider.client],
 );
+
+/** The providers' hooks of their own (an SDK hooked neither at the fetch seam nor as a Stainless client), enabled by the instrumentation (index.ts). */
+export const PROVIDER_HOOKS: readonly Integration[] = PROVIDERS.flatMap((provider) => (provider.hook === undefined ? [] : [provider.hook]));
 
 /** The listed wire format named `name`, if any. */
 function wireFormatNamed(name: ReplyFormat): WireFormat | undefined {
