@@ -281,7 +281,7 @@ function namedFor(client: unknown, seam: ClientSeam): ClientSeam {
     return seam;
   }
   const rename = <T extends { provider: string | undefined }>(request: T | undefined): T | undefined => {
-    if (request !== undefined) request.provider = providerOfBaseURL(baseURL, request.provider) as T['provider'];
+    if (request !== undefined) request.provider = providerOfBaseURL(baseURL, request.provider);
     return request;
   };
   return {
