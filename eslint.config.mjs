@@ -13,6 +13,7 @@
 import js from '@eslint/js';
 import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
+import local from './scripts/eslint-overlay-rule.mjs';
 
 export default defineConfig(
   {
@@ -61,6 +62,13 @@ export default defineConfig(
         { object: 'process', property: 'env', message: 'invariant/ is pure: read it in environment.ts' },
       ],
     },
+  },
+  {
+    // The overlay slot has one home, src/invariant/overlay.ts: no other module chooses 0 or 1 on a system message.
+    files: ['src/**/*.{ts,mts}'],
+    ignores: ['src/invariant/overlay.ts'],
+    plugins: { local },
+    rules: { 'local/overlay-slot-decided-once': 'error' },
   },
   {
     // register loads the SDK packages only when it starts them, with require.

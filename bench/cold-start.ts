@@ -88,7 +88,7 @@ const own = run(['--require', 'nous-session-invariant/register'], { BENCH_LIST: 
 // run-hook and telemetry-channel, openai-agents/integration and supported), nor the wire formats the fetch
 // seam tells every provider's requests by (gemini/ among them: any client may call Gemini's API).
 const unused = own.filter((path) =>
-  /\/dist\/(viewer\/|request-path\/implicit\/(redis|shared-logs)|integrations\/(langchain\/|ai-sdk\/(?!integration|run-hook|telemetry-channel)|openai-agents\/(?!integration|supported)))/.test(
+  /\/dist\/(viewer\/|request-path\/implicit\/(redis|shared-|bucket-writes|store-faults|late-report|unref-waits)|integrations\/(langchain\/|ai-sdk\/(?!integration|run-hook|telemetry-channel)|openai-agents\/(?!integration|supported)))/.test(
     path,
   ),
 );

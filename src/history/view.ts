@@ -3,6 +3,7 @@
 
 import type { Message } from '../model/messages';
 import type { SessionLog } from '../log/session-log';
+import { overlaySlotOf } from '../invariant/overlay';
 
 /**
  * `messages` with `overlay` applied: concatenated onto a leading system
@@ -60,9 +61,13 @@ export class SessionView {
     return applyOverlay(this.log.deriveMessages(), this.#overlay);
   }
 
-  /** 1 when the overlay prepended a message of its own, so view indices are shifted by one. */
+  /**
+   * 1 when the overlay prepended a message of its own, so view indices are
+   * shifted by one: the overlay slot the check finds (overlay.ts decides it),
+   * since a view with an overlay always leads with a system message.
+   */
   get offset(): number {
     if (this.#overlay === null) return 0;
-    return this.log._foldMessages()[0]?.role === 'system' ? 0 : 1;
+    return overlaySlotOf(true, this.log._foldMessages()[0]?.role === 'system');
   }
 }

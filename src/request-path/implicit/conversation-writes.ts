@@ -8,7 +8,7 @@ import type { MessageSketch } from '../../invariant/sketch';
 import type { RunKey } from '../run';
 import { Conversation, type LastRequest } from './conversation';
 import type { ConversationStore } from './conversation-store';
-import { endsInAssistant, type Seen } from './implicit-rules';
+import { endsInAssistant, type Seen } from './seen-request';
 import { storedSketch } from './stored-sketches';
 
 /** Where and when a request is written, and whether its sketches keep previews. */

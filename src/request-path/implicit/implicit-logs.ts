@@ -21,7 +21,8 @@ import { currentRun, type RunKey } from '../run';
 import { implicitConversationId, nextConversationNumber } from '../../log/conversation-id';
 import type { Conversation } from './conversation';
 import { MemoryConversationStore, type ConversationStore, type StoreLimits } from './conversation-store';
-import { decide, endsInAssistant, type ReadRequest, type Seen } from './implicit-rules';
+import { decide } from './implicit-rules';
+import { endsInAssistant, type ReadRequest, type Seen } from './seen-request';
 import { orphanedToolResult } from './pairing';
 import { mergePrefill } from './prefill';
 import { LatestSetMap } from './latest-set';
@@ -33,7 +34,7 @@ import { byteHasher } from './bytes/byte-hash';
 import { ByteConversations } from './bytes/byte-conversations';
 import { continuedByTail } from './byte-tail';
 
-export type { ReadRequest } from './implicit-rules';
+export type { ReadRequest } from './seen-request';
 
 /** The implicit log's bounds, and the clock it reads. */
 export interface ImplicitLogSettings extends StoreLimits {

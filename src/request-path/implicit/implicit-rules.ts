@@ -3,36 +3,21 @@
 // a request continues, rejoins or loses. Applied in this order: continuation
 // by the longest known branch; rejoin = violation; the lost reply within a
 // run; otherwise a new branch. Nothing here changes the store or reports:
-// `ImplicitLogs` records and reports what the rules decide.
+// `ImplicitLogs` records and reports what the rules decide. How a request
+// lines up with a conversation is in prefix-match.ts, the log it is checked
+// against in implied-log.ts.
 
 import { SYSTEM_FINGERPRINT, type Fingerprint } from '../../invariant/fingerprint';
-import type { MessageSketch } from '../../invariant/sketch';
 import type { ViolationDetails } from '../../invariant/violation';
-import { overlaySlotOf } from '../../invariant/overlay';
-import { reconstruct, type RequestAndLog } from '../../invariant/reconstruct';
-import type { Message } from '../../model/messages';
 import type { RunKey } from '../run';
-import { CHAIN_START, chainStep, type Conversation } from './conversation';
+import type { Conversation } from './conversation';
 import { eachOf, type ConversationStore } from './conversation-store';
-import { storedSketch, visibleSketch } from './stored-sketches';
+import { concat, reconstructionFailure } from './implied-log';
+import { overlayOffset, requestChains, sharedPrefix, SharedPrefixes, type RequestChain } from './prefix-match';
+import type { ReadRequest, Seen } from './seen-request';
 
 /** Conversations a request that continues none is compared with, per source: the most recently used that start like it, those whose last request it starts with, those whose last message it carries. */
 const MAX_CANDIDATES = 32;
-
-/** A request in the implicit log's terms: its messages and their fingerprints. */
-export interface Seen {
-  messages: readonly Message[];
-  fingerprints: Fingerprint[];
-}
-
-/** A request read for the implicit log: its messages and fingerprints, the orphaned tool result it holds, its "starts like" key. */
-export interface ReadRequest {
-  seen: Seen;
-  orphan: ViolationDetails | undefined;
-  /** The index of its first non-system message, and that message's fingerprint. */
-  first: number;
-  key: Fingerprint;
-}
 
 /** The replies some model sent recently, in any conversation: how many times each was observed (0: never). */
 export interface KnownReplies {
@@ -87,11 +72,6 @@ export function decide(
   const found = rejoined(candidates, prefixes, seen, captureContent) ?? lostReply(candidates, seen, run, captureContent);
   // A request that rejoins or loses a reply continues a known conversation and keeps its id; anything else is new.
   return { violation: found?.violation ?? orphan, number: found?.conversation.number ?? newNumber() };
-}
-
-/** Whether the request ends in an assistant message (a prefill the reply continues). */
-export function endsInAssistant(seen: Seen): boolean {
-  return seen.messages[seen.messages.length - 1]?.role === 'assistant';
 }
 
 /**
@@ -194,73 +174,6 @@ function countOf(fingerprints: Iterable<Fingerprint>): Map<Fingerprint, number> 
   return counts;
 }
 
-/** The chain hashes of a request's prefixes from `offset` on: `chain[k]`, of its `k` messages after `offset`. */
-interface RequestChain {
-  offset: number;
-  chain: Int32Array;
-}
-
-/** The request's prefix chains, one per overlay slot it may take: 0, and 1 when it leads with a system message. */
-function requestChains(seen: Seen): RequestChain[] {
-  const fingerprints = seen.fingerprints;
-  const chains: RequestChain[] = [];
-  // The largest slot is the one against a log that does not lead with a system message.
-  const slots = overlaySlotOf(fingerprints[0] === SYSTEM_FINGERPRINT, false);
-  for (let offset = 0; offset <= slots; offset++) {
-    const chain = new Int32Array(fingerprints.length - offset + 1);
-    let h = (chain[0] = CHAIN_START);
-    for (let k = 1; k < chain.length; k++) chain[k] = h = chainStep(h, fingerprints[offset + k - 1]!);
-    chains.push({ offset, chain });
-  }
-  return chains;
-}
-
-/** The overlay slot of the request against the conversation (overlay.ts decides it). */
-function overlayOffset(conversation: Conversation, seen: Seen): number {
-  return overlaySlotOf(seen.fingerprints[0] === SYSTEM_FINGERPRINT, conversation.fingerprints[0] === SYSTEM_FINGERPRINT);
-}
-
-/**
- * How many of the conversation's messages the request carries in order from
- * its start. The last message of a conversation whose request ended in a
- * prefill, with no reply observed, matches any assistant message: the app
- * sends prefill and reply back as one.
- */
-function sharedPrefix(conversation: Conversation, seen: Seen, offset: number): number {
-  const known = conversation.fingerprints;
-  const sent = seen.fingerprints;
-  const limit = Math.min(known.length, sent.length - offset);
-  let i = 0;
-  while (i < limit && known[i] === sent[offset + i]) i++;
-  const open = conversation.lastRequest.prefill && !conversation.lastRequest.replyObserved;
-  if (open && i === conversation.length - 1 && i < limit && seen.messages[offset + i]?.role === 'assistant') i++;
-  return i;
-}
-
-/** `sharedPrefix` of each candidate, computed once: the continuation and rejoin rules both read it. */
-class SharedPrefixes {
-  readonly #candidates: readonly Conversation[];
-  readonly #seen: Seen;
-  readonly #known: number[];
-
-  constructor(candidates: readonly Conversation[], seen: Seen) {
-    this.#candidates = candidates;
-    this.#seen = seen;
-    this.#known = new Array<number>(candidates.length).fill(-1);
-  }
-
-  /** The overlay offset of candidate `k` (see `overlayOffset`). */
-  offset(k: number): number {
-    return overlayOffset(this.#candidates[k]!, this.#seen);
-  }
-
-  /** How many of candidate `k`'s messages the request carries from its start (see `sharedPrefix`). */
-  shared(k: number): number {
-    if (this.#known[k]! < 0) this.#known[k] = sharedPrefix(this.#candidates[k]!, this.#seen, this.offset(k));
-    return this.#known[k]!;
-  }
-}
-
 /**
  * Rejoin: the request starts like a known conversation, diverges from it and
  * later carries that conversation's messages again, so something in between
@@ -339,81 +252,4 @@ function lostReply(candidates: readonly Conversation[], seen: Seen, run: RunKey 
     return violation === undefined ? undefined : { violation, conversation };
   }
   return undefined;
-}
-
-/** A log the request is compared with: the conversation, or the conversation it implies. */
-interface Implied {
-  fingerprints: readonly Fingerprint[];
-  sketches: readonly MessageSketch[];
-}
-
-/** The conversation followed by the request's messages from `from` on (those `keep` accepts). */
-function concat(conversation: Conversation, seen: Seen, from: number, keep: (i: number) => boolean, captureContent: boolean): Implied {
-  const fingerprints = Array.from(conversation.fingerprints);
-  const sketches = conversation.sketches();
-  for (let i = from; i < seen.messages.length; i++) {
-    if (!keep(i)) continue;
-    fingerprints.push(seen.fingerprints[i]!);
-    sketches.push(storedSketch(seen.messages[i], captureContent));
-  }
-  return { fingerprints, sketches };
-}
-
-/** The check's reconstruction rule (reconstruct.ts), on fingerprints. */
-function reconstructionFailure(implied: Implied, seen: Seen, captureContent: boolean): ViolationDetails | undefined {
-  return reconstruct(new RequestAndImplied(seen, implied, captureContent)).violation;
-}
-
-/** A request and the log it implies, as the reconstruction rule reads them: equal fingerprints match. */
-class RequestAndImplied implements RequestAndLog {
-  readonly #seen: Seen;
-  readonly #implied: Implied;
-  readonly #captureContent: boolean;
-
-  constructor(seen: Seen, implied: Implied, captureContent: boolean) {
-    this.#seen = seen;
-    this.#implied = implied;
-    this.#captureContent = captureContent;
-  }
-
-  get requestLength(): number {
-    return this.#seen.fingerprints.length;
-  }
-
-  get logLength(): number {
-    return this.#implied.fingerprints.length;
-  }
-
-  requestLeadsWithSystem(): boolean {
-    return this.#seen.fingerprints[0] === SYSTEM_FINGERPRINT;
-  }
-
-  logLeadsWithSystem(): boolean {
-    return this.#implied.fingerprints[0] === SYSTEM_FINGERPRINT;
-  }
-
-  matches(i: number, j: number): boolean {
-    return this.#seen.fingerprints[i] === this.#implied.fingerprints[j];
-  }
-
-  requestFingerprint(i: number): number {
-    return this.#seen.fingerprints[i]!;
-  }
-
-  logFingerprint(j: number): number {
-    return this.#implied.fingerprints[j]!;
-  }
-
-  requestSketch(i: number): MessageSketch {
-    return visibleSketch(this.#seen.messages[i], this.#captureContent);
-  }
-
-  logSketch(j: number): MessageSketch {
-    return this.#implied.sketches[j]!;
-  }
-
-  /** Fingerprints say whether two messages differ, not in what. */
-  differs(): [] {
-    return [];
-  }
 }
