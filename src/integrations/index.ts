@@ -1,12 +1,12 @@
 // Every integration the instrumentation enables: the providers' SDK client
-// hooks (from the provider registry, providers.ts), then the frameworks and
+// hooks and their own hooks (from the provider registry, providers.ts), then the frameworks and
 // the fetch seam. A provider is added in providers.ts; a framework here.
 
 import type { Integration } from './integration';
 import { aiSdkIntegration } from './ai-sdk/integration';
 import { fetchIntegration } from './fetch/integration';
 import { openaiAgentsIntegration } from './openai-agents/integration';
-import { CLIENT_SEAMS } from './providers';
+import { CLIENT_SEAMS, PROVIDER_HOOKS } from './providers';
 import { clientIntegration } from './sdk-client/client-hook';
 
 /**
@@ -17,6 +17,7 @@ import { clientIntegration } from './sdk-client/client-hook';
  */
 export const INTEGRATIONS: readonly Integration[] = [
   ...CLIENT_SEAMS.map(clientIntegration),
+  ...PROVIDER_HOOKS,
   aiSdkIntegration,
   openaiAgentsIntegration,
   fetchIntegration,

@@ -2,6 +2,7 @@
 // providers.ts, defined in the provider's folder (`provider.ts`).
 
 import type { ModelRequest, SerialisedHead } from '../request-path/model-request';
+import type { Integration } from './integration';
 import type { RequestOptions } from './sdk-client/request-options';
 import type { WireFormat } from './wire-format';
 
@@ -37,6 +38,12 @@ export interface Provider {
    * the fetch seam only.
    */
   readonly client?: ClientSeam;
+  /**
+   * A hook of its own, for an SDK that neither calls `globalThis.fetch` nor
+   * has the Stainless seam (`client`): the AWS SDK's middleware stack, say.
+   * The instrumentation enables it with the other integrations (index.ts).
+   */
+  readonly hook?: Integration;
   /** Its APIs; their paths overlap no other's. */
   readonly wireFormats: readonly WireFormat[];
 }

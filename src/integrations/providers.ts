@@ -9,14 +9,24 @@
 import type { ReplyFormat } from '../request-path/model-request';
 import type { Reply, ReplyAssembler } from './http/reply-assemblers';
 import type { ClientSeam, Provider } from './provider';
+import type { Integration } from './integration';
 import type { WireFormat } from './wire-format';
 import { anthropicProvider } from './anthropic/provider';
+import { bedrockProvider } from './bedrock/provider';
 import { geminiProvider } from './gemini/provider';
 import { groqProvider } from './groq/provider';
+import { ollamaProvider } from './ollama/provider';
 import { openaiProvider } from './openai/provider';
 
 /** Every model provider. */
-export const PROVIDERS: readonly Provider[] = [openaiProvider, anthropicProvider, geminiProvider, groqProvider];
+export const PROVIDERS: readonly Provider[] = [
+  openaiProvider,
+  anthropicProvider,
+  geminiProvider,
+  groqProvider,
+  ollamaProvider,
+  bedrockProvider,
+];
 
 /** A wire format and the provider it belongs to. */
 export interface ProviderFormat {
@@ -41,6 +51,9 @@ export const CLIENT_SEAMS: readonly ClientSeam[] = PROVIDERS.flatMap((provider) 
   provider.client === undefined ? [] : [provider.client],
 );
 
+/** The providers' hooks of their own (an SDK hooked neither at the fetch seam nor as a Stainless client), enabled by the instrumentation (index.ts). */
+export const PROVIDER_HOOKS: readonly Integration[] = PROVIDERS.flatMap((provider) => (provider.hook === undefined ? [] : [provider.hook]));
+
 /** The listed wire format named `name`, if any. */
 function wireFormatNamed(name: ReplyFormat): WireFormat | undefined {
   return FORMATS.find(({ format }) => format.name === name)?.format;
@@ -52,8 +65,8 @@ export function replyFromBody(format: ReplyFormat, body: unknown): Reply | undef
 }
 
 /**
- * A fresh assembler for one reply of `format` streamed as server-sent
- * events: it collects the events and, once the stream has ended, builds the
+ * A fresh assembler for one reply of `format` streamed (server-sent events,
+ * or NDJSON lines): it collects the events and, once the stream has ended, builds the
  * reply they amount to (docs/behaviour.md §8.4). An unknown format reads no reply.
  */
 export function replyAssembler(format: ReplyFormat): ReplyAssembler {

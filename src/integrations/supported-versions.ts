@@ -71,4 +71,13 @@ export const SUPPORTED_VERSIONS = {
       { project: 'devDependency', role: 'highest' },
     ],
   },
+  bedrock: {
+    module: '@aws-sdk/client-bedrock-runtime',
+    range: '>=3.587.0 <4',
+    claim: 'exact',
+    tested: [
+      { project: 'bedrock-3.587', role: 'lowest' },
+      { project: 'bedrock-3.1178', role: 'highest' },
+    ],
+  },
 } as const satisfies Record<string, SupportedPackage>;

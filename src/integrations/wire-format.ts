@@ -17,6 +17,6 @@ export interface WireFormat {
   request(path: string, body: Record<string, unknown>): ModelRequest | undefined;
   /** The reply in a JSON response body (undefined: none). */
   replyFromBody(body: unknown): Reply | undefined;
-  /** A fresh assembler for one reply streamed as server-sent events. */
+  /** A fresh assembler for one reply streamed as server-sent events or NDJSON lines (http/reply-collector.ts frames them). */
   assembler(): ReplyAssembler;
 }

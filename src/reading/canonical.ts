@@ -258,3 +258,34 @@ export function userTurnMessages(
   if (run.length > 0) out.push({ role: 'user', content: run });
   return out;
 }
+
+/** How one API of system text and user/assistant turns reads its parts (Anthropic Messages, Bedrock Converse). */
+export interface TurnReader {
+  system(system: unknown): Message[];
+  user(content: unknown, names: ToolCallNames): Message[];
+  assistant(content: unknown, names: ToolCallNames): Message;
+}
+
+/**
+ * The one walk of a request whose system prompt stands apart and whose
+ * `messages` are user and assistant turns (tool results inside user turns):
+ * the system messages, then each turn as `read` reads it, tool results
+ * named after the calls read before them. An entry of another role is
+ * passed on as it is; what cannot be read is reported, never thrown.
+ */
+export function readTurns(request: { system?: unknown; messages: readonly unknown[] }, read: TurnReader): Message[] {
+  return readSafely(request, ({ system, messages }) => {
+    const entries = entriesOf(messages);
+    if (entries === undefined) return messages as Message[];
+    const out: Message[] = [...read.system(system)];
+    const names = new ToolCallNames();
+    const turn = (entry: unknown): Message[] => {
+      if (!isObject(entry)) return [entry as Message];
+      if (entry.role === 'assistant') return [read.assistant(entry.content, names)];
+      if (entry.role === 'user') return read.user(entry.content, names);
+      return [opaqueEntry(entry)];
+    };
+    for (let i = 0; i < entries.length; i++) out.push(...readSafely(entries[i], turn));
+    return out;
+  });
+}

@@ -295,6 +295,7 @@ describe('gemini wire format', () => {
       ['openai.responses', OPENAI_MODULE],
       ['anthropic.messages', ANTHROPIC_MODULE],
       ['gemini.generateContent', undefined],
+      ['ollama.chat', undefined],
     ]);
     expect(wireFormatOfPath('/v1/chat/completions')?.name).toBe('openai.chat');
     expect(wireFormatOfPath('/openai/deployments/d/responses')?.name).toBe('openai.responses');

@@ -6,7 +6,9 @@
 // naming the SDK, so that silence means checked.
 
 import { createServer, type Server } from 'node:http';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { setLogger } from '../../src/index';
 import { CHECKS_METRIC } from '../../src/telemetry/semconv';
@@ -17,7 +19,7 @@ import { instrument, requireSdk, type Instrumented } from '../support/instrument
 type GroqModule = typeof import('groq-sdk');
 type OllamaModule = typeof import('ollama');
 
-/** A loopback server answering Chat Completions on any path ending in it, and Ollama's generate and embed. */
+/** A loopback server answering Chat Completions on any path ending in `completions` (Mistral's agents too), and Ollama's embed. */
 let server: Server;
 let base: string;
 const received: string[] = [];
@@ -33,13 +35,14 @@ beforeAll(async () => {
     req.on('end', () => {
       received.push(req.url ?? '');
       const path = (req.url ?? '').split('?')[0]!;
-      const answer = path.endsWith('/chat/completions')
+      const answer = path.endsWith('/completions')
         ? {
             id: `c${received.length}`,
             object: 'chat.completion',
             created: 0,
             model: 'm',
             choices: [{ index: 0, message: { role: 'assistant', content: `Answer ${received.length}` }, finish_reason: 'stop' }],
+            usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
           }
         : path === '/api/embed'
           ? { model: 'm', embeddings: [[0.1, 0.2]] }
@@ -119,14 +122,21 @@ describe('groq-sdk (hooked like openai)', () => {
 });
 
 describe('a POST from a known model SDK that no wire format reads', () => {
-  it("gives one warning naming the SDK (ollama's generate), and none for a path that carries no conversation (embed)", async () => {
+  it("gives one warning naming the SDK (Mistral's agents API), and none for a path that carries no conversation (ollama's embed)", async () => {
     const ollama = new Ollama({ host: base });
     await ollama.embed({ model: 'm', input: 'x' });
     expect(warnings).toEqual([]);
-    await ollama.generate({ model: 'm', prompt: 'Hi' });
-    await ollama.generate({ model: 'm', prompt: 'Hi again' });
+    const fixture = createRequire(resolve(__dirname, '../fixtures/mistral/package.json'));
+    const { Mistral } = (await import(fixture.resolve('@mistralai/mistralai'))) as {
+      Mistral: new (options: { apiKey: string; serverURL: string }) => {
+        agents: { complete(request: { agentId: string; messages: Array<{ role: 'user'; content: string }> }): Promise<unknown> };
+      };
+    };
+    const mistral = new Mistral({ apiKey: 'k', serverURL: base });
+    await mistral.agents.complete({ agentId: 'a', messages: [{ role: 'user', content: 'Hi' }] });
+    await mistral.agents.complete({ agentId: 'a', messages: [{ role: 'user', content: 'Hi again' }] });
     expect(warnings).toEqual([
-      'ollama sent a request this package has no wire format for (POST /api/generate); its requests like it are not checked',
+      '@mistralai/mistralai sent a request this package has no wire format for (POST /v1/agents/completions); its requests like it are not checked',
     ]);
   });
 

@@ -11,6 +11,7 @@ import { SessionInvariantViolation, VIOLATION_METRIC, setLogger } from '../../sr
 import { CHECKS_METRIC } from '../../src/telemetry/semconv';
 import { resetWarnings } from '../../src/warnings';
 import { requireSdk, useInstrumentedProvider } from '../support/instrumented';
+import { BEDROCK_ROOT, startFakeBedrock } from '../support/fake-bedrock';
 
 const suite = useInstrumentedProvider({ mode: 'strict' });
 
@@ -28,6 +29,7 @@ async function refusesDrop<M>(
   send: (messages: M[]) => Promise<M>,
   user: (text: string) => M,
   violationOf: (error: unknown) => unknown = (error) => error,
+  received: () => number = () => suite.server.received.length,
 ): Promise<void> {
   const tag = Math.random().toString(36).slice(2);
   const history: M[] = [user(`First question ${tag}`)];
@@ -36,7 +38,7 @@ async function refusesDrop<M>(
   history.push(await send(history.slice()));
   history.push(user(`Third question ${tag}`));
   const dropped = history.filter((_, i) => i !== 1);
-  const sent = suite.server.received.length;
+  const sent = received();
   const [checks, violations] = [await suite.env.otel.total(CHECKS_METRIC), await suite.env.otel.total(VIOLATION_METRIC)];
   const thrown = await send(dropped).then(
     () => undefined,
@@ -44,7 +46,7 @@ async function refusesDrop<M>(
   );
   expect(violationOf(thrown)).toBeInstanceOf(SessionInvariantViolation);
   expect(violationOf(thrown)).toMatchObject({ details: { kind: 'missing_message' } });
-  expect(suite.server.received.length).toBe(sent);
+  expect(received()).toBe(sent);
   // One attempt: checked once, not retried.
   expect((await suite.env.otel.total(CHECKS_METRIC)) - checks).toBe(1);
   expect((await suite.env.otel.total(VIOLATION_METRIC)) - violations).toBe(1);
@@ -119,6 +121,21 @@ describe('strict mode refuses a broken request before it is sent, with the viola
     );
   });
 
+  it.each([false, true])('ollama chat, /api/chat (fetch seam, stream %s)', async (stream) => {
+    const { Ollama } = requireSdk('ollama') as typeof import('ollama');
+    const client = new Ollama({ host: suite.server.url });
+    type Chat = { role: 'user' | 'assistant'; content: string };
+    await refusesDrop<Chat>(
+      async (messages) => {
+        if (!stream) return { role: 'assistant', content: (await client.chat({ model: 'llama-test', messages, stream })).message.content };
+        let content = '';
+        for await (const part of await client.chat({ model: 'llama-test', messages, stream })) content += part.message.content;
+        return { role: 'assistant', content };
+      },
+      (text) => ({ role: 'user', content: text }),
+    );
+  });
+
   it('@mistralai/mistralai chat (fetch seam with a Request, default retries): its error carries the violation as its cause', async () => {
     const mistral = await mistralClient(suite.server.url);
     type Chat = { role: 'user' | 'assistant'; content: string };
@@ -132,6 +149,35 @@ describe('strict mode refuses a broken request before it is sent, with the viola
     );
   });
 
+  it.each(['ConverseCommand', 'ConverseStreamCommand'] as const)(
+    '@aws-sdk/client-bedrock-runtime %s (middleware stack, default retries)',
+    async (command) => {
+      const bedrock = await startFakeBedrock();
+      try {
+        const sdk = createRequire(resolve(BEDROCK_ROOT, 'package.json'))('@aws-sdk/client-bedrock-runtime') as BedrockModule;
+        const client = new sdk.BedrockRuntimeClient({
+          region: 'us-east-1',
+          endpoint: bedrock.url,
+          credentials: { accessKeyId: 'AKIDTEST', secretAccessKey: 'test-secret' },
+        });
+        await refusesDrop<ConverseMessage>(
+          async (messages) => {
+            const output = await client.send(new sdk[command]({ modelId: 'anthropic.claude-test', messages }));
+            if (output.output !== undefined) return output.output.message;
+            let text = '';
+            for await (const event of output.stream!) text += event.contentBlockDelta?.delta?.text ?? '';
+            return { role: 'assistant', content: [{ text }] };
+          },
+          (text) => ({ role: 'user', content: [{ text }] }),
+          (error) => error,
+          () => bedrock.received.length,
+        );
+      } finally {
+        await bedrock.close();
+      }
+    },
+  );
+
   it('@mistralai/mistralai: a last assistant message with prefix: true (a prefill) is no violation', async () => {
     const mistral = await mistralClient(suite.server.url);
     const before = await suite.env.otel.total(VIOLATION_METRIC);
@@ -143,6 +189,22 @@ describe('strict mode refuses a broken request before it is sent, with the viola
     expect((await suite.env.otel.total(VIOLATION_METRIC)) - before).toBe(0);
   });
 });
+
+type ConverseMessage = { role: 'user' | 'assistant'; content: Array<{ text: string }> };
+type ConverseOutput = {
+  output?: { message: ConverseMessage };
+  stream?: AsyncIterable<{ contentBlockDelta?: { delta?: { text?: string } } }>;
+};
+type ConverseCommandClass = new (input: { modelId: string; messages: ConverseMessage[] }) => object;
+interface BedrockModule {
+  BedrockRuntimeClient: new (config: {
+    region: string;
+    endpoint: string;
+    credentials: { accessKeyId: string; secretAccessKey: string };
+  }) => { send(command: object): Promise<ConverseOutput> };
+  ConverseCommand: ConverseCommandClass;
+  ConverseStreamCommand: ConverseCommandClass;
+}
 
 type MistralMessage = { role: 'user' | 'assistant'; content: string; prefix?: boolean };
 interface MistralClient {

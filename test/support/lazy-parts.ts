@@ -6,6 +6,7 @@
 
 import { provideLazyPart } from '../../src/lazy-part';
 import * as channelCheck from '../../src/integrations/ai-sdk/channel-check';
+import * as converseCheck from '../../src/integrations/bedrock/converse-check';
 import * as modelCall from '../../src/integrations/openai-agents/model-call';
 import * as turnRecorder from '../../src/integrations/openai-agents/turn-recorder';
 import * as sharedLogs from '../../src/request-path/implicit/shared-logs';
@@ -13,6 +14,7 @@ import * as redisBuckets from '../../src/request-path/implicit/redis-buckets';
 import * as redisConnection from '../../src/request-path/implicit/redis-connection';
 
 provideLazyPart('ai-sdk/channel-check', channelCheck);
+provideLazyPart('bedrock/converse-check', converseCheck);
 provideLazyPart('openai-agents/model-call', modelCall);
 provideLazyPart('openai-agents/turn-recorder', turnRecorder);
 provideLazyPart('implicit/shared-store', { ...sharedLogs, ...redisBuckets, ...redisConnection });

@@ -67,10 +67,17 @@ export interface FreshProject {
   npmStatus: number | null;
 }
 
-/** A new project folder with `dependencies`, installed by `npm install`; `files` are written into it first. */
-export function installFreshProject(dependencies: Record<string, string>, files: Record<string, string> = {}): FreshProject {
+/**
+ * A new project folder with `dependencies` (and `manifest`'s other fields, npm's
+ * `overrides` say), installed by `npm install`; `files` are written into it first.
+ */
+export function installFreshProject(
+  dependencies: Record<string, string>,
+  files: Record<string, string> = {},
+  manifest: Record<string, unknown> = {},
+): FreshProject {
   const dir = mkdtempSync(join(tmpdir(), 'nous-fresh-project-'));
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'fresh-project', private: true, dependencies }, null, 2));
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'fresh-project', private: true, ...manifest, dependencies }, null, 2));
   for (const [name, text] of Object.entries(files)) {
     mkdirSync(dirname(join(dir, name)), { recursive: true });
     writeFileSync(join(dir, name), text);

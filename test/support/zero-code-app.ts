@@ -38,16 +38,29 @@ export function runZeroCodeApp(
   );
 }
 
-/** `runZeroCodeApp` with the app's whole environment given: for an app of another provider. */
-export async function runRegisteredApp(script: string, env: Record<string, string>, receivers: OtlpReceiver[]): Promise<ZeroCodeRun> {
+/**
+ * `runZeroCodeApp` with the app's whole environment given: for an app of
+ * another provider. `cwd`: a project of its own, whose installed package
+ * `register` is then loaded from.
+ */
+export async function runRegisteredApp(
+  script: string,
+  env: Record<string, string>,
+  receivers: OtlpReceiver[],
+  cwd?: string,
+): Promise<ZeroCodeRun> {
   const receiver = await startOtlpReceiver();
   receivers.push(receiver);
   const flag = script.endsWith('.mjs') ? '--import' : '--require';
-  const run = await runNode([flag, 'nous-session-invariant/register', script], {
-    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
-    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-    ...env,
-  });
+  const run = await runNode(
+    [flag, 'nous-session-invariant/register', script],
+    {
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      ...env,
+    },
+    cwd === undefined ? {} : { cwd },
+  );
   expect(run.stdout, run.stderr).toContain('agent done');
   const violations = receiver.points('nous.session.invariant.violation');
   const checks = receiver.points('nous.session.invariant.checks');

@@ -257,16 +257,23 @@ describe.each(['chat', 'react', 'create-agent'])('LangChain.js on ChatOpenAI, ze
   });
 });
 
-// The client sends `fetch(new Request(url, init))`; the fetch seam reads the Request.
-describe.each(['0', '1'])('@mistralai/mistralai chat, zero code (stream %s)', (stream) => {
-  it.concurrent('a correct tool loop stays silent, every request checked as mistral_ai', async () => {
-    const result = await runApp('mistral.mjs', { STREAM: stream });
-    expect(result.kinds).toEqual([]);
-    expect(result.checks).toBe(10);
-    expect(result.providers).toEqual(['mistral_ai']);
-  });
+// Clients on the fetch seam with their own loop, streamed or not: `@mistralai/mistralai` sends `fetch(new Request(url,
+// init))`, which the seam reads; `ollama` speaks its own API, whose replies stream as NDJSON (the client stops reading
+// at `done: true`).
+describe.each([
+  { sdk: '@mistralai/mistralai chat', app: 'mistral.mjs', provider: 'mistral_ai' },
+  { sdk: 'ollama chat (/api/chat)', app: 'ollama.cjs', provider: 'ollama' },
+])('$sdk, zero code', ({ app, provider }) => {
+  describe.each(['0', '1'])('stream %s', (stream) => {
+    it.concurrent(`a correct tool loop stays silent, every request checked as ${provider}`, async () => {
+      const result = await runApp(app, { STREAM: stream });
+      expect(result.kinds).toEqual([]);
+      expect(result.checks).toBe(10);
+      expect(result.providers).toEqual([provider]);
+    });
 
-  it.concurrent.each(FAULTS)('%s is reported once as %s', async (fault, kind) => {
-    expect((await runApp('mistral.mjs', { STREAM: stream, FAULT: fault })).kinds).toEqual([kind]);
+    it.concurrent.each(FAULTS)('%s is reported once as %s', async (fault, kind) => {
+      expect((await runApp(app, { STREAM: stream, FAULT: fault })).kinds).toEqual([kind]);
+    });
   });
 });

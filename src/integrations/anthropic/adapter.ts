@@ -8,12 +8,11 @@ import {
   contentFieldsOf,
   continuesToolRun,
   dataUrl,
-  entriesOf,
   isObject,
   isWalkable,
-  opaqueEntry,
   parseDataUrl,
   readSafely,
+  readTurns,
   systemMessagesOf,
   userTurnMessages,
   textOf,
@@ -88,26 +87,12 @@ export interface AnthropicRequest {
  * Never throws and never writes to its input.
  */
 export function fromAnthropic(request: { system?: unknown; messages: readonly unknown[] }): Message[] {
-  return readSafely(request, ({ system, messages }) => {
-    const entries = entriesOf(messages);
-    if (entries === undefined) return messages as Message[];
-    const out: Message[] = [...fromSystem(system)];
-    const names = new ToolCallNames();
-    for (let i = 0; i < entries.length; i++) out.push(...readSafely(entries[i], (entry) => fromEntry(entry, names)));
-    return out;
-  });
+  return readTurns(request, { system: fromSystem, user: fromUser, assistant: fromAssistant });
 }
 
 /** Canonical messages from a Messages response's `content` blocks (the model's reply). */
 export function fromAnthropicReply(content: readonly unknown[]): Message[] {
   return readSafely(content, (blocks) => [fromAssistant(blocks, new ToolCallNames())]);
-}
-
-function fromEntry(entry: unknown, names: ToolCallNames): Message[] {
-  if (!isObject(entry)) return [entry as Message];
-  if (entry.role === 'assistant') return [fromAssistant(entry.content, names)];
-  if (entry.role === 'user') return fromUser(entry.content, names);
-  return [opaqueEntry(entry)];
 }
 
 function fromSystem(system: unknown): Message[] {

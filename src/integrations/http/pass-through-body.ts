@@ -8,8 +8,12 @@
 
 /** What the package does with the body the caller reads. Its calls never throw into the caller. */
 export interface BodyWatcher {
-  /** A chunk, before the caller gets it. */
-  chunk(bytes: Uint8Array): void;
+  /**
+   * A chunk, before the caller gets it. A promise returned (the check of a
+   * reply this chunk completed, which a shared store reports, bounded) is
+   * waited for before the caller gets the chunk; it never rejects.
+   */
+  chunk(bytes: Uint8Array): void | Promise<void>;
   /**
    * The body ended (`end`), the caller cancelled it (`cancel`) or it failed
    * (`error`); called once. A promise returned for `end` or `cancel` (a
@@ -58,7 +62,11 @@ export function passThroughBody(
       return;
     }
     // Watched first: enqueueing into a byte stream transfers (detaches) the chunk's buffer.
-    void quietly(() => watcher.chunk(result.value));
+    const recorded = quietly(() => watcher.chunk(result.value));
+    if (recorded !== undefined) {
+      await recorded;
+      if (settled) return; // cancelled while the record was awaited
+    }
     controller.enqueue(result.value);
   };
   const cancel = async (reason: unknown): Promise<void> => {

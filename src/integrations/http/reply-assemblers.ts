@@ -22,10 +22,17 @@ export interface Reply {
   id?: string;
 }
 
-/** Collects a streamed reply event by event; `reply()` once the stream ended. */
+/** Collects a streamed reply event by event (an SSE event's data, or an NDJSON line); `reply()` once the stream ended. */
 export interface ReplyAssembler {
   event(data: unknown, name: string | undefined): void;
   reply(): Reply | undefined;
+  /**
+   * Whether the events so far end the reply (Ollama's `done: true`), for a
+   * stream whose caller stops reading there without reading the body's end
+   * or cancelling it: the reply is then taken at once. Absent: the reply is
+   * taken when the caller ends or cancels the body.
+   */
+  finished?(): boolean;
 }
 
 /** `reply` with the id the provider gave it, when it is a non-empty string. */

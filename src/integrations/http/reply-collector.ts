@@ -1,41 +1,71 @@
 // A reply body as the package reads it, piece by piece or whole: bytes in
 // (decoded as UTF-8), the model's reply out. A JSON body is a reply once it
-// has ended; a stream of server-sent events as soon as its events amount to
-// one (the SDKs stop reading at `[DONE]` and cancel the rest). Bounded in
-// size, and it never throws: a body it cannot read is no reply.
+// has ended; a stream (server-sent events, or newline-delimited JSON as
+// Ollama streams) as soon as what it carried amounts to one: the SDKs stop
+// reading at the last event (`[DONE]`, Ollama's `done: true`) and cancel the
+// rest, or never read the body's end at all. Bounded in size, and it never
+// throws: a body it cannot read is no reply.
 
 import type { ReplyFormat } from '../../request-path/model-request';
 import { replyAssembler, replyFromBody } from '../providers';
 import type { Reply, ReplyAssembler } from './reply-assemblers';
 import { EventStreamParser } from './server-sent-events';
+import { JsonLinesParser } from './json-lines';
 
 /** A reply body longer than this is not collected further (the caller still gets all of it). */
 export const MAX_REPLY_BYTES = 16 * 1024 * 1024;
+
+/** How a reply body is framed: one JSON value, server-sent events, or one JSON value a line. */
+export type ReplyFraming = 'json' | 'events' | 'lines';
+
+/**
+ * The framing of a response body by its content type: the one place that
+ * decides which bodies are streams and how they are split. An SSE stream is
+ * `text/event-stream`; a newline-delimited JSON stream (Ollama's) is
+ * `application/x-ndjson` (or `application/jsonl`, `application/json-seq`'s
+ * line form); anything else is read as one JSON value.
+ */
+export function framingOf(contentType: string | null): ReplyFraming {
+  const type = (contentType ?? '').toLowerCase();
+  if (type.includes('text/event-stream')) return 'events';
+  if (/application\/(x-)?(ndjson|jsonl|jsonlines)\b/.test(type)) return 'lines';
+  return 'json';
+}
+
+/** Something that splits decoded text into the stream's items, and flushes the last at the end. */
+interface StreamParser {
+  push(text: string): void;
+  end(): void;
+}
 
 export class ReplyCollector {
   readonly #format: ReplyFormat;
   readonly #decoder = new TextDecoder();
   readonly #assembler: ReplyAssembler | undefined;
-  readonly #events: EventStreamParser | undefined;
+  readonly #stream: StreamParser | undefined;
   #text = '';
   #size = 0;
   #over = false;
 
-  /** `streamed`: the body is a stream of server-sent events (else one JSON value). */
-  constructor(format: ReplyFormat, streamed: boolean) {
+  /** `framing`: how the body is framed (`framingOf`). */
+  constructor(format: ReplyFormat, framing: ReplyFraming) {
     this.#format = format;
-    const assembler = streamed ? replyAssembler(format) : undefined;
+    if (framing === 'json') return;
+    const assembler = replyAssembler(format);
     this.#assembler = assembler;
-    this.#events = assembler
-      ? new EventStreamParser(({ data, event }) => {
-          if (data === '[DONE]') return;
-          try {
-            assembler.event(JSON.parse(data) as unknown, event);
-          } catch {
-            // not JSON: not part of a reply
-          }
-        })
-      : undefined;
+    const take = (data: string, event: string | undefined): void => {
+      try {
+        assembler.event(JSON.parse(data) as unknown, event);
+      } catch {
+        // not JSON: not part of a reply
+      }
+    };
+    this.#stream =
+      framing === 'events'
+        ? new EventStreamParser(({ data, event }) => {
+            if (data !== '[DONE]') take(data, event);
+          })
+        : new JsonLinesParser((line) => take(line, undefined));
   }
 
   /** The next bytes of the body. */
@@ -50,14 +80,28 @@ export class ReplyCollector {
     this.#safely(() => this.#add(text));
   }
 
+  /**
+   * Whether the stream has carried its last event (the wire format's
+   * assembler says so, as Ollama's `done: true` does): the reply is whole
+   * though the caller may never read the body's end.
+   */
+  finished(): boolean {
+    if (this.#over || this.#assembler?.finished === undefined) return false;
+    try {
+      return this.#assembler.finished();
+    } catch {
+      return false;
+    }
+  }
+
   /** The reply, if what was collected amounts to one; `ended`: the body was read to its end. */
   reply(ended: boolean): Reply | undefined {
     if (this.#over) return undefined;
     try {
-      if (this.#events && this.#assembler) {
+      if (this.#stream && this.#assembler) {
         if (ended) {
-          this.#events.push(this.#decoder.decode());
-          this.#events.end();
+          this.#stream.push(this.#decoder.decode());
+          this.#stream.end();
         }
         return this.#assembler.reply();
       }
@@ -76,7 +120,7 @@ export class ReplyCollector {
   }
 
   #add(text: string): void {
-    if (this.#events) this.#events.push(text);
+    if (this.#stream) this.#stream.push(text);
     else this.#text += text;
   }
 

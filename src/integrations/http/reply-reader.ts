@@ -14,7 +14,7 @@ import { reportInternalError } from '../../telemetry/internal-error';
 import { passThroughBody } from './pass-through-body';
 import { replyFromBody } from '../providers';
 import type { Reply } from './reply-assemblers';
-import { MAX_REPLY_BYTES, ReplyCollector } from './reply-collector';
+import { MAX_REPLY_BYTES, ReplyCollector, framingOf } from './reply-collector';
 
 export { MAX_REPLY_BYTES } from './reply-collector';
 
@@ -75,15 +75,19 @@ export function observeReplyAsRead(
     if (typeof response !== 'object' || response === null) return;
     const r = response as ResponseLike & Record<string, unknown>;
     if (r.ok !== true || typeof r.headers?.get !== 'function') return;
-    const streamed = isEventStream(r);
+    const framing = framingOf(r.headers.get('content-type'));
+    const streamed = framing !== 'json';
     if (!streamed && Number(r.headers.get('content-length')) > MAX_REPLY_BYTES) return;
     let taken = false;
-    const collector = new ReplyCollector(format, streamed);
+    let delivered = false;
+    const collector = new ReplyCollector(format, framing);
     /** The first way the caller reads the body is the one the reply comes from, once. */
     const take = (): boolean => !taken && (taken = true);
     // A shared store's report is waited for (bounded) at the end of a streamed body, or its cancel at the last event (the
-    // SDKs cancel there), too (pass-through-body.ts).
+    // SDKs cancel there), or the chunk that finished it (pass-through-body.ts).
     const deliverOnce = (ended: boolean): void | Promise<void> => {
+      if (delivered) return undefined;
+      delivered = true;
       const recorded = deliver(() => collector.reply(ended), onReply);
       return settles ? recorded : undefined;
     };
@@ -130,7 +134,10 @@ function shadowBody(
       let watching: boolean | undefined;
       return (shadow = passThroughBody(source, isByteStream(current), {
         chunk(bytes) {
-          if ((watching ??= take())) collector.push(bytes);
+          if (!(watching ??= take())) return undefined;
+          collector.push(bytes);
+          // A stream whose last event came (Ollama's `done: true`): its caller may never read the end, so it is taken now.
+          return collector.finished() ? deliverOnce(true) : undefined;
         },
         settle(how) {
           if (watching ?? take()) return deliverOnce(how === 'end');
@@ -184,10 +191,6 @@ function isByteStream(stream: ReadableStream<Uint8Array>): boolean {
   }
 }
 
-function isEventStream(response: ResponseLike): boolean {
-  return (response.headers.get('content-type') ?? '').includes('text/event-stream');
-}
-
 /** Builds the reply (a body that is not one is no reply) and hands it on; nothing thrown escapes. */
 function deliver(build: () => Reply | undefined, onReply: (reply: Reply) => void | Promise<void>): void | Promise<void> {
   let reply: Reply | undefined;
@@ -228,7 +231,7 @@ async function readReply(response: ResponseLike, format: ReplyFormat): Promise<R
   const body = response.body;
   if (body === null) return undefined;
   const reader = body.getReader();
-  const collector = new ReplyCollector(format, isEventStream(response));
+  const collector = new ReplyCollector(format, framingOf(response.headers.get('content-type')));
   let bytes = 0;
   try {
     for (;;) {
