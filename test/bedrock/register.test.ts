@@ -30,9 +30,9 @@ afterAll(async () => {
 const LOWEST_ROOT = resolve(__dirname, '../versions/bedrock-3.587');
 
 /** The app on the SDK at `root`, sent to the endpoint its default handler speaks: HTTP/2 from the newer line, HTTP/1.1 on 3.587. */
-function runApp(root: string, env: Record<string, string>): Promise<ZeroCodeRun> {
+function runApp(root: string, env: Record<string, string>, app = 'test/fixtures/zero-code/bedrock.cjs'): Promise<ZeroCodeRun> {
   const url = root === LOWEST_ROOT ? server.http1Url : server.url;
-  return runRegisteredApp('test/fixtures/zero-code/bedrock.cjs', { FAKE_BEDROCK_URL: url, BEDROCK_ROOT: root, ...env }, receivers);
+  return runRegisteredApp(app, { FAKE_BEDROCK_URL: url, BEDROCK_ROOT: root, ...env }, receivers);
 }
 
 const REPLY_FAULTS = FAULTS.filter(([fault]) => fault === 'drop-last-reply' || fault === 'invent-reply');
@@ -54,5 +54,21 @@ describe.each([
 
   it.concurrent.each(faults)('%s is reported once as %s', async (fault, kind) => {
     expect((await runApp(root, { STREAM: stream, FAULT: fault })).kinds).toEqual([kind]);
+  });
+});
+
+/** An ES module app that imports the SDK by its name (test/versions/bedrock-3.1178/esm-app.mjs). */
+const ESM_APP = 'test/versions/bedrock-3.1178/esm-app.mjs';
+
+// An ES module app imports the SDK (its CommonJS build: the package has no export map), under --import.
+describe.each(['0', '1'])('@aws-sdk/client-bedrock-runtime Converse in an ES module app, zero code (stream %s)', (stream) => {
+  it.concurrent('a correct tool loop stays silent, every request checked', async () => {
+    const result = await runApp(BEDROCK_ROOT, { STREAM: stream }, ESM_APP);
+    expect(result.kinds).toEqual([]);
+    expect(result.checks).toBe(10);
+  });
+
+  it.concurrent('an invented reply is reported once', async () => {
+    expect((await runApp(BEDROCK_ROOT, { STREAM: stream, FAULT: 'invent-reply' }, ESM_APP)).kinds).toEqual(['extra_message']);
   });
 });
