@@ -21,6 +21,7 @@ import { InstrumentationNodeModuleDefinition } from '@opentelemetry/instrumentat
 import { isSupportedVersion } from '../supported-version';
 import { rewrap, unwrapIfWrapped, type Integration, type Patcher } from '../integration';
 import type { ClientSeam } from '../provider';
+import { providerOfBaseURL } from '../fetch/callers';
 import { boundLogInForce, checkModelRequest, checkSerialisedRequest, checksRequests } from '../../request-path/check-request';
 import type { PendingReply } from '../../request-path/reply';
 import type { ModelRequest, ReplyFormat, SerialisedHead } from '../../request-path/model-request';
@@ -28,6 +29,7 @@ import { observeReplyFor } from '../http/reply-reader';
 import { reportInternalError } from '../../telemetry/internal-error';
 import { warnOnce } from '../../warnings';
 import { readableByReplyReader } from './node-fetch-response';
+import { recordHookedAttempt } from './hooked-attempts';
 import type { RequestOptions } from './request-options';
 
 type PrepareOptions = (this: unknown, options: RequestOptions) => unknown;
@@ -201,8 +203,11 @@ function readReplies(original: FetchWithTimeout): FetchWithTimeout {
     const awaitingNow = (): AwaitingReply | undefined =>
       (typeof init === 'object' && init !== null ? awaitingByInit.get(init) : undefined) ??
       (options !== undefined ? awaitingByOptions.get(options) : undefined);
+    const awaited = waiting || awaitingNow() !== undefined;
+    // Its fetch is this hook's to read: the fetch seam passes it on unread (hooked-attempts.ts).
+    if (awaited) recordHookedAttempt(url, rest[1]);
     const response = original.call(this, url, init, ...rest);
-    if (!waiting && awaitingNow() === undefined) return response;
+    if (!awaited && awaitingNow() === undefined) return response;
     // The caller's own promise, returned as it is (no extra hop): this reaction
     // is registered first, so it runs before the caller's continuation reads the body.
     const observe = (value: unknown): void => {
@@ -238,8 +243,9 @@ function middlewareRuns(client: unknown): boolean {
 function hookPrepareOptions(original: PrepareOptions, seam: ClientSeam, bytesLater: boolean): PrepareOptions {
   return function prepareOptions(this: unknown, options) {
     const result = original.call(this, options);
-    if (result instanceof Promise) return result.then(() => inspect(options, seam, bytesLater));
-    inspect(options, seam, bytesLater);
+    const named = namedFor(this, seam);
+    if (result instanceof Promise) return result.then(() => inspect(options, named, bytesLater));
+    inspect(options, named, bytesLater);
     return result;
   };
 }
@@ -264,6 +270,29 @@ function inspect(options: RequestOptions | undefined, seam: ClientSeam, bytesLat
   }
   const request = readRequest(options, seam);
   if (request !== undefined) awaitReply(options, request.replyFormat, checkModelRequest(request, {}, SEAM));
+}
+
+/**
+ * `seam` with its requests named for the provider the client's `baseURL`
+ * serves (fetch/callers.ts decides, as for the fetch seam): an `openai`
+ * client pointed at Groq is `groq`, not `openai`.
+ */
+function namedFor(client: unknown, seam: ClientSeam): ClientSeam {
+  let baseURL: unknown;
+  try {
+    baseURL = (client as { baseURL?: unknown } | null)?.baseURL;
+  } catch {
+    return seam;
+  }
+  const rename = <T extends { provider: string | undefined }>(request: T | undefined): T | undefined => {
+    if (request !== undefined) request.provider = providerOfBaseURL(baseURL, request.provider);
+    return request;
+  };
+  return {
+    ...seam,
+    modelRequest: (options) => rename(seam.modelRequest(options)),
+    serialised: (options, text) => rename(seam.serialised(options, text)),
+  };
 }
 
 /** The model request `options` are, if they are one; a hostile options object is reported, not raised. */
