@@ -14,11 +14,14 @@
 // this package the app loaded under `register`: the viewer, the shared store
 // and the code of integrations whose SDK it never requires must not be among
 // them (their hooks, which wait for the SDK, are). BENCH_ROUNDS sets the
-// rounds (default 7).
+// rounds (default 7). BENCH_BASELINE, the folder of another build of this
+// package (its `dist/`, say the one at main, made as docs/performance.md
+// says), adds it as a fifth side, so that a change's before and after are
+// measured side by side in one run.
 
 import { execFileSync } from 'node:child_process';
 import { loadavg } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { median, pairedRatio } from './support';
 
 const root = join(__dirname, '..');
@@ -43,33 +46,36 @@ function run(args: string[], extra: Record<string, string> = {}): Cost {
   return JSON.parse(out.trim().split('\n').at(-1)!) as Cost;
 }
 
-const sides = {
+const baseline = process.env.BENCH_BASELINE ? resolve(process.env.BENCH_BASELINE, 'dist', 'register.js') : undefined;
+const BASELINE_SIDE = 'register, baseline';
+const sides: Record<string, () => Cost> = {
   'app alone': () => run([]),
   'app + NodeSDK': () => run([], { START_SDK: '1' }),
   'app + SDK + hook': () => run([], { START_SDK: '1', HOOK_ONLY: '1' }),
   'app + register': () => run(['--require', 'nous-session-invariant/register']),
+  ...(baseline ? { [BASELINE_SIDE]: () => run(['--require', baseline]) } : {}),
 };
-type Side = keyof typeof sides;
-const costs = Object.fromEntries(Object.keys(sides).map((side) => [side, [] as Cost[]])) as Record<Side, Cost[]>;
+type Side = string;
+const costs: Record<Side, Cost[]> = Object.fromEntries(Object.keys(sides).map((side) => [side, [] as Cost[]]));
 
 const loadAtStart = loadavg()[0]!;
 run([]); // warm the file cache
 for (let round = 0; round < rounds; round++) {
-  for (const side of Object.keys(sides) as Side[]) costs[side].push(sides[side]());
+  for (const side of Object.keys(sides)) costs[side]!.push(sides[side]!());
 }
 
 console.log(
   `cold start, ${rounds} interleaved rounds per side (node ${process.version}; load average ${loadAtStart.toFixed(1)} at the start):`,
 );
-for (const side of Object.keys(sides) as Side[]) {
-  const cpu = median(costs[side].map((c) => c.cpuMs));
-  const rss = median(costs[side].map((c) => c.maxRssKb)) / 1024;
+for (const side of Object.keys(sides)) {
+  const cpu = median(costs[side]!.map((c) => c.cpuMs));
+  const rss = median(costs[side]!.map((c) => c.maxRssKb)) / 1024;
   console.log(`  ${side.padEnd(16)} CPU ${cpu.toFixed(0).padStart(5)} ms   peak RSS ${rss.toFixed(1).padStart(6)} MB`);
 }
 /** The median of the per-round differences `over` - `base`, in ms of CPU and MB of peak RSS, and the CPU ratio. */
 function difference(over: Side, base: Side): string {
-  const a = costs[over];
-  const b = costs[base];
+  const a = costs[over]!;
+  const b = costs[base]!;
   const cpu = median(a.map((c, i) => c.cpuMs - b[i]!.cpuMs));
   const rss = median(a.map((c, i) => c.maxRssKb - b[i]!.maxRssKb)) / 1024;
   const ratio = pairedRatio(
@@ -81,6 +87,10 @@ function difference(over: Side, base: Side): string {
 console.log(`  register over NodeSDK: ${difference('app + register', 'app + NodeSDK')} (targets: <= 50 ms, <= 10 MB)`);
 console.log(`    of which the require hook (any instrumentation of these SDKs): ${difference('app + SDK + hook', 'app + NodeSDK')}`);
 console.log(`    of which this package: ${difference('app + register', 'app + SDK + hook')}`);
+if (baseline) {
+  console.log(`  the baseline build (${process.env.BENCH_BASELINE}) over NodeSDK: ${difference(BASELINE_SIDE, 'app + NodeSDK')}`);
+  console.log(`  this build over the baseline: ${difference('app + register', BASELINE_SIDE)}`);
+}
 console.log(`  (medians of per-round differences; load average ${loadavg()[0]!.toFixed(1)} at the end)`);
 
 const own = run(['--require', 'nous-session-invariant/register'], { BENCH_LIST: '1' }).own ?? [];

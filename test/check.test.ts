@@ -56,6 +56,8 @@ describe('check: the cases of docs/behaviour.md §3.7', () => {
       missing: [],
       extraCount: 1,
       missingCount: 0,
+      // The matching messages a picture draws beside the difference: two before it, none left after it.
+      matchingRoles: { before: ['tool', 'assistant'], requestAfter: [], logAfter: [] },
     });
   });
 
@@ -79,6 +81,8 @@ describe('check: the cases of docs/behaviour.md §3.7', () => {
       missing: [],
       extraCount: 0,
       missingCount: 0,
+      // From the first message out of place on, each side in its own order.
+      matchingRoles: { before: [], requestAfter: ['assistant', 'user'], logAfter: ['user', 'assistant'] },
     });
   });
 
@@ -121,6 +125,8 @@ describe('check: the cases of docs/behaviour.md §3.7', () => {
       missing: [],
       extraCount: 1,
       missingCount: 0,
+      // Past the surplus, both sides hold the same messages again.
+      matchingRoles: { before: [], requestAfter: ['user', 'assistant'], logAfter: ['user', 'assistant'] },
     });
   });
 
@@ -158,6 +164,7 @@ describe('check: the cases of docs/behaviour.md §3.7', () => {
       missing: [{ role: 'system' }],
       extraCount: 0,
       missingCount: 1,
+      matchingRoles: { before: ['system'], requestAfter: ['user'], logAfter: ['user'] },
     });
   });
 

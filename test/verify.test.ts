@@ -206,6 +206,9 @@ describe('verify: telemetry (docs/behaviour.md §6)', () => {
       'nous.session.invariant.extra.roles': ['user'],
       'nous.session.invariant.missing.count': 0,
       'nous.session.invariant.missing.roles': [],
+      'nous.session.invariant.matching.before_roles': ['tool', 'assistant'],
+      'nous.session.invariant.matching.request_after_roles': [],
+      'nous.session.invariant.matching.log_after_roles': [],
     });
     expect(JSON.stringify(event)).not.toMatch(/secret prompt text/);
   });

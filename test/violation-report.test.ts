@@ -32,6 +32,12 @@ describe('a dropped tool result under register, exported over OTLP', () => {
     expect(event.attributes['nous.session.invariant.missing.tool_names']).toEqual(['get_weather']);
     expect(event.attributes['nous.session.invariant.missing.tool_call_ids']).toEqual([expect.stringMatching(/^call_\d+$/)]);
     expect(event.attributes).not.toHaveProperty('nous.session.invariant.extra.tool_call_ids');
+    // The roles of the matching rows beside the drop, which the viewer draws: roles only.
+    expect(event.attributes).toMatchObject({
+      'nous.session.invariant.matching.before_roles': ['user', 'assistant'],
+      'nous.session.invariant.matching.request_after_roles': ['assistant', 'user', 'assistant'],
+      'nous.session.invariant.matching.log_after_roles': ['assistant', 'user', 'assistant'],
+    });
     const conversationId = event.attributes['gen_ai.conversation.id'];
     expect(conversationId).toMatch(/^[0-9a-f-]{36}\.\d+$/);
 
@@ -52,6 +58,11 @@ describe('a dropped tool result under register, exported over OTLP', () => {
       'nous.session.invariant.log': 'implicit',
     });
     expect(record.attributes['gen_ai.evaluation.explanation']).toMatch(/^missing_message: the request left out a tool result/);
+    // The log record alone draws the same picture: the same roles as the span event.
+    for (const roles of ['before_roles', 'request_after_roles', 'log_after_roles']) {
+      const key = `nous.session.invariant.matching.${roles}`;
+      expect(record.attributes[key]).toEqual(event.attributes[key]);
+    }
     expect(record.scope).toBe('nous-session-invariant');
     expect([record.traceId, record.spanId]).toEqual([event.traceId, event.spanId]);
 

@@ -17,6 +17,7 @@ import { contained } from '../telemetry/internal-error';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../version';
 import type { SessionInvariantInstrumentationConfig } from './config';
 import type { Patcher } from '../integrations/integration';
+import { cachePackageVersions } from './package-versions';
 
 /**
  * An OpenTelemetry instrumentation, used like any of contrib's: pass it to
@@ -151,3 +152,5 @@ export class SessionInvariantInstrumentation extends InstrumentationBase<Session
     };
   }
 }
+
+cachePackageVersions(SessionInvariantInstrumentation.prototype);

@@ -2,7 +2,13 @@
 // extra, which are missing, or whether only the order differs.
 
 import { MAX_SKETCHES, type MessageSketch } from './sketch';
-import type { FingerprintField, ReconstructionViolation } from './violation';
+import {
+  MATCHING_ROLES_AFTER,
+  MATCHING_ROLES_BEFORE,
+  type FingerprintField,
+  type MatchingRoles,
+  type ReconstructionViolation,
+} from './violation';
 
 /** The two lists being compared, by position: request positions are counted after the overlay slot. */
 export interface ComparedLists {
@@ -66,10 +72,27 @@ export function classify(lists: ComparedLists, index: number): ReconstructionVio
   }
   const kind = missingCount > 0 ? 'missing_message' : extraCount > 0 ? 'extra_message' : 'order';
   const violation: ReconstructionViolation = { kind, index, requestLength, logLength, extra, missing, extraCount, missingCount };
+  violation.matchingRoles = matchingRoles(lists, index, extraCount, missingCount);
   // One message in place of one other: say what changed (a rewrite, or only the name).
   if (requestEnd - index === 1 && logEnd - index === 1) {
     const differs = lists.differs(index, index);
     if (differs.length > 0) violation.differs = differs;
   }
   return violation;
+}
+
+/** The roles of the matching messages beside the difference (violation.ts says which). */
+function matchingRoles(lists: ComparedLists, index: number, extraCount: number, missingCount: number): MatchingRoles {
+  const roles = (sketchAt: (i: number) => MessageSketch, from: number, to: number): string[] => {
+    const found: string[] = [];
+    for (let i = Math.max(0, from); i < to; i++) found.push(sketchAt(i).role);
+    return found;
+  };
+  const requestFrom = index + extraCount;
+  const logFrom = index + missingCount;
+  return {
+    before: roles((i) => lists.requestSketch(i), index - MATCHING_ROLES_BEFORE, index),
+    requestAfter: roles((i) => lists.requestSketch(i), requestFrom, Math.min(lists.requestLength, requestFrom + MATCHING_ROLES_AFTER)),
+    logAfter: roles((j) => lists.logSketch(j), logFrom, Math.min(lists.logLength, logFrom + MATCHING_ROLES_AFTER)),
+  };
 }

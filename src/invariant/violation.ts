@@ -34,7 +34,30 @@ export interface ReconstructionViolation {
    * without its tool's name.
    */
   differs?: FingerprintField[];
+  /** The roles of the matching messages beside the difference, for a picture of it (no content). */
+  matchingRoles?: MatchingRoles;
 }
+
+/**
+ * The roles of the messages that match on both sides of the difference, as a
+ * picture of the two lists draws them: roles only, never content. The one
+ * place that decides how many: `MATCHING_ROLES_BEFORE` before `index`, and
+ * `MATCHING_ROLES_AFTER` past the surplus on each side (for `order`, from
+ * `index` itself, the first message out of place).
+ */
+export interface MatchingRoles {
+  /** The messages just before `index`, oldest first; the same on both sides. */
+  before: string[];
+  /** The request's messages from `index + extraCount` on. */
+  requestAfter: string[];
+  /** The log's messages from `index + missingCount` on. */
+  logAfter: string[];
+}
+
+/** Matching messages before the difference whose roles a violation carries. */
+export const MATCHING_ROLES_BEFORE = 2;
+/** Messages past the surplus, on each side, whose roles a violation carries. */
+export const MATCHING_ROLES_AFTER = 3;
 
 /** A `tool` message whose `toolCallId` no preceding assistant message called: the provider would reject it. */
 export interface OrphanedToolResultViolation {

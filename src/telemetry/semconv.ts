@@ -128,6 +128,17 @@ export const ATTR_EXTRA_TOOL_NAMES = 'nous.session.invariant.extra.tool_names';
 export const ATTR_MISSING_TOOL_CALL_IDS = 'nous.session.invariant.missing.tool_call_ids';
 /** As `.extra.tool_names`, for the sketched fold messages the request left out. */
 export const ATTR_MISSING_TOOL_NAMES = 'nous.session.invariant.missing.tool_names';
+/**
+ * Reconstruction kinds only, on the span event: the roles of the (at most two)
+ * messages just before `.index`, which match on both sides. With the two
+ * below, what a picture of the difference draws beside it: roles only, never
+ * prompt text (docs/behaviour.md §6.1).
+ */
+export const ATTR_MATCHING_BEFORE_ROLES = 'nous.session.invariant.matching.before_roles';
+/** The roles of the request's (at most three) messages past its surplus: from `.index + .extra.count` on. */
+export const ATTR_MATCHING_REQUEST_AFTER_ROLES = 'nous.session.invariant.matching.request_after_roles';
+/** The roles of the log's (at most three) messages past its surplus: from `.index + .missing.count` on. */
+export const ATTR_MATCHING_LOG_AFTER_ROLES = 'nous.session.invariant.matching.log_after_roles';
 /** On the internal-error counter: where the failure was caught. */
 export const ATTR_WHERE = 'nous.session.invariant.where';
 /** On the eviction counter: `idle` (unused past the idle timeout) or `capacity` (the cap was reached). */

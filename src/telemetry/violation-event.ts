@@ -26,6 +26,9 @@ import {
   ATTR_MISSING_ROLES,
   ATTR_MISSING_TOOL_CALL_IDS,
   ATTR_MISSING_TOOL_NAMES,
+  ATTR_MATCHING_BEFORE_ROLES,
+  ATTR_MATCHING_LOG_AFTER_ROLES,
+  ATTR_MATCHING_REQUEST_AFTER_ROLES,
   ATTR_MODE,
   ATTR_REASON,
   ATTR_REQUEST_LENGTH,
@@ -170,6 +173,11 @@ export function violationAttributes(violation: ViolationDetails, context: Record
       addToolIdentifiers(attributes, violation.extra, ATTR_EXTRA_TOOL_CALL_IDS, ATTR_EXTRA_TOOL_NAMES);
       addToolIdentifiers(attributes, violation.missing, ATTR_MISSING_TOOL_CALL_IDS, ATTR_MISSING_TOOL_NAMES);
       if (violation.differs) attributes[ATTR_DIFFERS] = violation.differs;
+      if (violation.matchingRoles) {
+        attributes[ATTR_MATCHING_BEFORE_ROLES] = violation.matchingRoles.before.map(writtenRole);
+        attributes[ATTR_MATCHING_REQUEST_AFTER_ROLES] = violation.matchingRoles.requestAfter.map(writtenRole);
+        attributes[ATTR_MATCHING_LOG_AFTER_ROLES] = violation.matchingRoles.logAfter.map(writtenRole);
+      }
       if (context.captureContent) {
         attributes[ATTR_EXTRA_PREVIEWS] = violation.extra.map(previewOf);
         attributes[ATTR_MISSING_PREVIEWS] = violation.missing.map(previewOf);
@@ -188,7 +196,11 @@ function addToolIdentifiers(attributes: Attributes, sketches: readonly MessageSk
 
 /** The role as sent, bounded: a malformed entry's role is whatever the caller put there. */
 function roleOf(sketch: MessageSketch): string {
-  return writtenText(sketch.role) ?? 'invalid';
+  return writtenRole(sketch.role);
+}
+
+function writtenRole(role: string): string {
+  return writtenText(role) ?? 'invalid';
 }
 
 function previewOf(sketch: MessageSketch): string {

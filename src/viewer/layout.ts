@@ -8,7 +8,10 @@
 // `missing.count`, with the roles (and, with capture on, previews) of the
 // first five; past them both lists hold the same messages again. Where each
 // surplus message stood inside the window is not exported, so they are drawn
-// from `index` on, which is exact for a single drop, insert or rewrite.
+// from `index` on, which is exact for a single drop, insert or rewrite. The
+// `matching.*_roles` attributes give the roles of the matching messages drawn
+// one by one beside the difference; an event without them draws those rows
+// by position only.
 
 import { isReconstructionKind } from './kinds';
 import type { OtlpAttributes, OtlpValue } from './otlp-model';
@@ -61,6 +64,9 @@ export function layoutOf(kind: string, log: string | undefined, a: OtlpAttribute
   const missingRoles = strings(a[`${P}missing.roles`]);
   const extraPreviews = strings(a[`${P}extra.previews`]);
   const missingPreviews = strings(a[`${P}missing.previews`]);
+  const before = strings(a[`${P}matching.before_roles`]);
+  const requestAfter = strings(a[`${P}matching.request_after_roles`]);
+  const logAfter = strings(a[`${P}matching.log_after_roles`]);
   const extraTools = toolsOf(a, 'extra');
   const missingTools = toolsOf(a, 'missing');
   const extraCount = Math.min(count(a[`${P}extra.count`]) ?? extraRoles.length, requestLength - index);
@@ -70,13 +76,15 @@ export function layoutOf(kind: string, log: string | undefined, a: OtlpAttribute
   // The matching prefix, collapsed but for the last few before the difference.
   const shown = Math.min(index, CONTEXT);
   if (index - shown > 0) rows.push(both(0, index - shown, 'same'));
-  for (let p = index - shown; p < index; p++) rows.push(both(p, 1, 'same'));
+  // The event carries the roles of the last few matching messages before the difference, oldest first.
+  for (let p = index - shown; p < index; p++) rows.push(both(p, 1, 'same', before[before.length - (index - p)]));
 
   let requestAt: number;
   let logAt: number;
   if (kind === 'order') {
     // Same messages, another order: the first one out of place is marked on both sides.
-    if (index < requestLength && index < logLength) rows.push(both(index, 1, 'moved'));
+    if (index < requestLength && index < logLength)
+      rows.push({ request: single(index, 'moved', requestAfter[0]), log: single(index, 'moved', logAfter[0]) });
     requestAt = logAt = index + 1;
   } else {
     const sketched = Math.max(Math.min(extraCount, SKETCHES), Math.min(missingCount, SKETCHES));
@@ -103,17 +111,19 @@ export function layoutOf(kind: string, log: string | undefined, a: OtlpAttribute
   const requestRest = requestLength - requestAt;
   const logRest = logLength - logAt;
   const rest = Math.max(requestRest, logRest);
-  const single = Math.min(rest, CONTEXT);
-  for (let k = 0; k < single; k++) {
+  // The after-roles start past the surplus; for an order violation, at the message out of place drawn above.
+  const skipped = kind === 'order' ? 1 : 0;
+  const shownRest = Math.min(rest, CONTEXT);
+  for (let k = 0; k < shownRest; k++) {
     rows.push({
-      request: k < requestRest ? { position: requestAt + k, count: 1, mark } : null,
-      log: k < logRest ? { position: logAt + k, count: 1, mark } : null,
+      request: k < requestRest ? single(requestAt + k, mark, requestAfter[k + skipped]) : null,
+      log: k < logRest ? single(logAt + k, mark, logAfter[k + skipped]) : null,
     });
   }
-  if (rest > single) {
+  if (rest > shownRest) {
     rows.push({
-      request: requestRest > single ? { position: requestAt + single, count: requestRest - single, mark } : null,
-      log: logRest > single ? { position: logAt + single, count: logRest - single, mark } : null,
+      request: requestRest > shownRest ? { position: requestAt + shownRest, count: requestRest - shownRest, mark } : null,
+      log: logRest > shownRest ? { position: logAt + shownRest, count: logRest - shownRest, mark } : null,
     });
   }
 
@@ -139,8 +149,17 @@ function notesOf(kind: string, index: number, a: OtlpAttributes): string[] {
   return notes;
 }
 
-function both(position: number, count: number, mark: Mark): Row {
-  return { request: { position, count, mark }, log: { position, count, mark } };
+function both(position: number, count: number, mark: Mark, role?: string): Row {
+  return count === 1
+    ? { request: single(position, mark, role), log: single(position, mark, role) }
+    : { request: { position, count, mark }, log: { position, count, mark } };
+}
+
+/** One message drawn without a sketch: its role when the event carries it (an older event does not). */
+function single(position: number, mark: Mark, role: string | undefined): Cell {
+  const cell: Cell = { position, count: 1, mark };
+  if (role) cell.role = role;
+  return cell;
 }
 
 function sketch(position: number, mark: Mark, role: string | undefined, preview: string | undefined, tool: Tool | undefined): Cell {

@@ -103,6 +103,9 @@ describe.skipIf(!runs)('the observability stack, natively: Collector, Jaeger v2,
       'nous.session.invariant.missing.roles': '["tool"]',
       'nous.session.invariant.missing.tool_call_ids': expect.stringMatching(/^\["call_\d+"\]$/),
       'nous.session.invariant.missing.tool_names': '["get_weather"]',
+      'nous.session.invariant.matching.before_roles': '["user","assistant"]',
+      'nous.session.invariant.matching.request_after_roles': '[]',
+      'nous.session.invariant.matching.log_after_roles': '[]',
     });
     // The unmodified agent that cuts an old tool result short, checked against its implicit log.
     expect(events.map((e) => e.event)).toContainEqual(

@@ -149,8 +149,18 @@ describe.runIf(runs)('the viewer in chromium', () => {
     expect(await page.locator('#detail h3').allTextContents()).toEqual(['request (10 messages)', 'conversation so far (14 messages)']);
     // The missing tool result names its tool and the call it answered, in its row.
     expect(await page.locator('#detail .cell.missing[data-role="tool"] .tool').textContent()).toMatch(/^get_weather · call id call_\S+$/);
-    // A matching row says so; the surplus rows say what they are.
-    expect(await page.locator('#detail .cell.same:not(.run)').first().textContent()).toMatch(/^#\d+ · matches$/);
+    // A matching row says so, with its role; the surplus rows say what they are.
+    // Request and conversation row by row: the two before the drop, then the two after it, each side at its own position.
+    expect(await page.locator('#detail .cell.same:not(.run)').allTextContents()).toEqual([
+      '#3 tool · matches',
+      '#3 tool · matches',
+      '#4 assistant · matches',
+      '#4 assistant · matches',
+      '#5 user · matches',
+      '#9 user · matches',
+      '#6 assistant · matches',
+      '#10 assistant · matches',
+    ]);
     // The fix and the docs, as the stderr line gives them.
     const facts = await page.locator('#detail dt').allTextContents();
     expect(facts).toEqual(expect.arrayContaining(['explanation', 'fix', 'docs']));
@@ -201,7 +211,7 @@ describe.runIf(runs)('the viewer in chromium', () => {
 
   it('a reorder: the first message out of place, on both sides', async () => {
     await select('app-order');
-    expect(await marked()).toEqual(['request 4 moved -', 'log 4 moved -']);
+    expect(await marked()).toEqual(['request 4 moved user', 'log 4 moved assistant']);
   });
 
   it('bound and implicit are told apart, in the list, the detail and the column title', async () => {
@@ -242,6 +252,11 @@ describe.runIf(runs)('the viewer in chromium', () => {
   it('the text filter narrows the list', async () => {
     await page.fill('#f-text', 'app-ord');
     await expect.poll(() => page.locator('button.violation').count()).toBe(1);
+    // One violation is one narrow mark on the chart, not a block as wide as a bucket.
+    const chart = (await page.locator('#chart svg').boundingBox())!;
+    const bars = await page.locator('#chart rect').evaluateAll((r) => r.map((e) => e.getBoundingClientRect().width));
+    expect(bars).toHaveLength(1);
+    expect(bars[0]).toBeLessThan(chart.width / 100);
     await page.fill('#f-text', '');
     await expect.poll(() => page.locator('button.violation').count()).toBe(4);
   });

@@ -20,6 +20,58 @@ function columns(layout: Layout | null): { request: string[]; log: string[] } {
 }
 
 describe('layoutOf', () => {
+  it('matching rows carry the roles the event gives for them, each side its own past the surplus', () => {
+    const layout = layoutOf(
+      'missing_message',
+      'implicit',
+      attrs({
+        index: 3,
+        request_length: 6,
+        log_length: 8,
+        'extra.count': 0,
+        'missing.count': 2,
+        'missing.roles': ['user', 'assistant'],
+        'matching.before_roles': ['assistant', 'tool'],
+        'matching.request_after_roles': ['user', 'assistant', 'user'],
+        'matching.log_after_roles': ['user', 'assistant', 'user'],
+      }),
+    );
+    expect(columns(layout)).toEqual({
+      request: ['0:same', '1:same:assistant', '2:same:tool', '3:same:user', '4:same:assistant', '5:same'],
+      log: [
+        '0:same',
+        '1:same:assistant',
+        '2:same:tool',
+        '3:missing:user',
+        '4:missing:assistant',
+        '5:same:user',
+        '6:same:assistant',
+        '7:same',
+      ],
+    });
+  });
+
+  it('an order violation: the first out-of-place message and the rows after it take the after-roles in turn', () => {
+    const layout = layoutOf(
+      'order',
+      'implicit',
+      attrs({
+        index: 1,
+        request_length: 4,
+        log_length: 4,
+        'extra.count': 0,
+        'missing.count': 0,
+        'matching.before_roles': ['system'],
+        'matching.request_after_roles': ['user', 'assistant', 'tool'],
+        'matching.log_after_roles': ['assistant', 'user', 'tool'],
+      }),
+    );
+    expect(columns(layout)).toEqual({
+      request: ['0:same:system', '1:moved:user', '2:rest:assistant', '3:rest:tool'],
+      log: ['0:same:system', '1:moved:assistant', '2:rest:user', '3:rest:tool'],
+    });
+  });
+
   it('a sketched tool result carries its tool name and call id into its cell; other cells carry none', () => {
     const layout = layoutOf(
       'missing_message',

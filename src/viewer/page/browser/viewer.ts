@@ -196,30 +196,46 @@ interface PageConfig {
     const W = 600;
     const H = 70;
     const BUCKETS = 30;
+    // The narrowest mark, in viewBox units: one violation, or a burst within a few ms, reads as a tick at its time.
+    const MARK = 3;
     const times = shown.map((v) => v.timeMs || v.receivedMs);
     const lo = Math.min(...times);
     const hi = Math.max(...times);
     const width = Math.max(1, hi - lo + 1);
+    // Where a time falls; with a single instant, in the middle, so the mark stands alone.
+    const xOf = (t: number): number => (hi === lo ? (W - MARK) / 2 : ((t - lo) / (hi - lo)) * (W - MARK));
     const counts: Record<string, number>[] = [];
+    const spans: { first: number; last: number }[] = [];
     for (let i = 0; i < BUCKETS; i++) counts.push({});
     shown.forEach((v, n) => {
-      const bucket = counts[Math.min(BUCKETS - 1, Math.floor(((times[n]! - lo) / width) * BUCKETS))]!;
+      const b = Math.min(BUCKETS - 1, Math.floor(((times[n]! - lo) / width) * BUCKETS));
+      const bucket = counts[b]!;
       bucket[v.kind] = (bucket[v.kind] ?? 0) + 1;
+      const span = spans[b];
+      if (span === undefined) spans[b] = { first: times[n]!, last: times[n]! };
+      else {
+        span.first = Math.min(span.first, times[n]!);
+        span.last = Math.max(span.last, times[n]!);
+      }
     });
     const max = Math.max(...counts.map((c) => Object.keys(c).reduce((s, k) => s + c[k]!, 0)));
     const chart = svg('svg', { viewBox: '0 0 ' + W + ' ' + H, role: 'img', preserveAspectRatio: 'none' });
     const title = svg('title', {});
     title.textContent = shown.length + ' violations from ' + new Date(lo).toLocaleTimeString() + ' to ' + new Date(hi).toLocaleTimeString();
     chart.appendChild(title);
-    const bw = W / BUCKETS;
     counts.forEach((c, b) => {
+      const span = spans[b];
+      if (span === undefined) return;
+      // A bar as wide as the time its violations cover, at least a mark: its width says how long, its height how many.
+      const x = xOf(span.first);
+      const barWidth = Math.max(MARK, xOf(span.last) - x);
       let y = H;
       Object.keys(c)
         .sort()
         .forEach((kind) => {
           const h = (c[kind]! / max) * (H - 4);
           y -= h;
-          const rect = svg('rect', { x: b * bw + 1, y: y, width: bw - 2, height: h, fill: kindColour(kind), 'data-kind': kind });
+          const rect = svg('rect', { x: x, y: y, width: barWidth, height: h, fill: kindColour(kind), 'data-kind': kind });
           const t = svg('title', {});
           t.textContent = c[kind] + ' ' + kind;
           rect.appendChild(t);
