@@ -102,6 +102,40 @@ describe('with no instrumentation enabled, the environment is read once too', ()
   });
 });
 
+describe('one function builds the settings from the environment, enabled or not', () => {
+  const VARIABLES = {
+    NOUS_SESSION_INVARIANT: ['off', 'warn', 'strict', 'STRICT ', 'loud', ''],
+    OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: ['true', 'false', 'TRUE', '1', 'yes', ''],
+    NOUS_SESSION_INVARIANT_REDACT_SECRETS: ['true', 'false', 'off', ''],
+    NOUS_SESSION_INVARIANT_IMPLICIT: ['true', 'false', 'False', '0', ''],
+    NOUS_SESSION_INVARIANT_TRUST_INPUT_FILTERS: ['true', 'false', 'on', ''],
+  };
+  const environment = fc.record(
+    Object.fromEntries(
+      Object.entries(VARIABLES).map(([name, values]) => [name, fc.option(fc.constantFrom(...values), { nil: undefined })]),
+    ),
+  );
+
+  it('gives the instrumentation with an empty config and the seams with none enabled the same settings, whatever the variables say', () => {
+    fc.assert(
+      fc.property(environment, (env) => {
+        vi.unstubAllEnvs();
+        for (const name of Object.keys(VARIABLES)) vi.stubEnv(name, env[name]);
+        const instrumentation = new SessionInvariantInstrumentation();
+        let enabled;
+        try {
+          enabled = currentHost().settings();
+        } finally {
+          instrumentation.disable();
+        }
+        // With none enabled, read again (disable() drops what was kept).
+        expect(currentHost().settings()).toStrictEqual(enabled);
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
+
 describe('fetch seam: the path of a plain URL string, without parsing it', () => {
   const anthropic = (path: string) => path.endsWith('/messages');
   const segment = fc.constantFrom(

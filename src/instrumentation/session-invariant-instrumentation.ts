@@ -4,15 +4,9 @@
 
 import { InstrumentationBase, isWrapped, type InstrumentationNodeModuleDefinition } from '@opentelemetry/instrumentation';
 import { INTEGRATIONS } from '../integrations/index';
-import { resolveMode } from '../reaction/resolve-mode';
-import { captureContentFromEnv } from '../reaction/act-on-check';
-import { contentCaptureOption } from '../reaction/content-capture-option';
-import { trustInputFiltersFromEnv } from '../integrations/openai-agents/supported';
-import { implicitLogFromEnv } from '../request-path/host';
-import { clearHost, setHost, type HostSettings, type RequestCheckHost } from '../request-path/host';
+import { clearHost, setHost, settingsFrom, type HostSettings, type RequestCheckHost } from '../request-path/host';
 import { apiEventLogger } from '../telemetry/evaluation-event';
 import { createInstruments, type InvariantInstruments } from '../telemetry/instruments';
-import { redactSecretsFromEnv } from '../telemetry/secret-shapes';
 import { contained } from '../telemetry/internal-error';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../version';
 import type { SessionInvariantInstrumentationConfig } from './config';
@@ -123,33 +117,14 @@ export class SessionInvariantInstrumentation extends InstrumentationBase<Session
 
   /**
    * The config as a check applies it, each setting the config leaves out
-   * taken from the environment (NOUS_SESSION_INVARIANT,
-   * OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT,
-   * NOUS_SESSION_INVARIANT_IMPLICIT, NOUS_SESSION_INVARIANT_TRUST_INPUT_FILTERS).
-   * Resolved at the first request after `enable()` or `setConfig()`, then
+   * taken from the environment (`settingsFrom`, which also builds the
+   * settings seams use with no instrumentation enabled). Resolved at the first request after `enable()` or `setConfig()`, then
    * kept: `process.env` is not read per request (each read is a call into
    * the runtime). An environment variable changed later takes effect at the
    * next `enable()` or `setConfig()` (docs/behaviour.md §5.4).
    */
   private settings(): HostSettings {
-    return (this._settings ??= this.resolveSettings());
-  }
-
-  private resolveSettings(): HostSettings {
-    const config = this.getConfig();
-    const implicit = config.implicit === false ? { enabled: false } : config.implicit === true ? { enabled: true } : config.implicit;
-    return {
-      mode: resolveMode(config.mode),
-      agentName: config.agentName,
-      captureContent: contentCaptureOption(config) ?? captureContentFromEnv(),
-      previews: {
-        redact: config.redact,
-        previewLength: config.previewLength,
-        redactSecrets: redactSecretsFromEnv(),
-      },
-      implicit: { ...implicit, enabled: implicit?.enabled ?? implicitLogFromEnv() },
-      trustInputFilters: config.trustInputFilters ?? trustInputFiltersFromEnv(),
-    };
+    return (this._settings ??= settingsFrom(this.getConfig()));
   }
 }
 

@@ -7,6 +7,7 @@ import type { Mode } from '../invariant/mode';
 import { resolveMode } from '../reaction/resolve-mode';
 import { booleanFromEnv } from '../environment';
 import { captureContentFromEnv } from '../reaction/act-on-check';
+import { contentCaptureOption, type ContentCaptureOption } from '../reaction/content-capture-option';
 import { redactSecretsFromEnv } from '../telemetry/secret-shapes';
 import { apiEventLogger, type EventLogger } from '../telemetry/evaluation-event';
 import type { PreviewPolicy } from '../telemetry/previews';
@@ -86,6 +87,51 @@ export interface RequestCheckHost {
   readonly eventLogger: EventLogger | undefined;
 }
 
+/** The configuration the settings are built from: the instrumentation's, or none (`settingsFrom`). */
+export interface SettingsConfig extends ContentCaptureOption {
+  mode?: Mode | undefined;
+  agentName?: string | undefined;
+  redact?: ((text: string) => string) | undefined;
+  previewLength?: number | undefined;
+  implicit?: ImplicitLogOptions | boolean | undefined;
+  trustInputFilters?: boolean | undefined;
+}
+
+/**
+ * The settings a check applies, each one `config` leaves out taken from its
+ * environment variable (NOUS_SESSION_INVARIANT,
+ * OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT,
+ * NOUS_SESSION_INVARIANT_REDACT_SECRETS, NOUS_SESSION_INVARIANT_IMPLICIT,
+ * NOUS_SESSION_INVARIANT_TRUST_INPUT_FILTERS). The one place that builds
+ * them: the enabled instrumentation calls it with its config, and with none
+ * enabled the request seams get it with none (`environmentSettings`), so the
+ * two cannot drift apart. Each caller keeps what it returns: the environment
+ * is not read per request.
+ */
+export function settingsFrom(config: SettingsConfig = {}): HostSettings {
+  const implicit = config.implicit === false ? { enabled: false } : config.implicit === true ? { enabled: true } : config.implicit;
+  return {
+    mode: resolveMode(config.mode),
+    agentName: config.agentName,
+    captureContent: contentCaptureOption(config) ?? captureContentFromEnv(),
+    previews: {
+      redact: config.redact,
+      previewLength: config.previewLength,
+      redactSecrets: redactSecretsFromEnv(),
+    },
+    implicit: { ...implicit, enabled: implicit?.enabled ?? implicitLogFromEnv() },
+    trustInputFilters: config.trustInputFilters ?? trustInputFiltersFromEnv(),
+  };
+}
+
+/** Set to `true`: an OpenAI Agents SDK input filter's output is taken as a view of the log, unchecked. */
+export const TRUST_INPUT_FILTERS_ENV_VAR = 'NOUS_SESSION_INVARIANT_TRUST_INPUT_FILTERS';
+
+/** Whether the environment asks to trust the Agents SDK's input filters (off by default): read here only. */
+function trustInputFiltersFromEnv(): boolean {
+  return booleanFromEnv(TRUST_INPUT_FILTERS_ENV_VAR, false, 'trusting input filters');
+}
+
 /** `NOUS_SESSION_INVARIANT_IMPLICIT=off` turns the implicit log off; bound sessions are still checked. */
 export const IMPLICIT_ENV_VAR = 'NOUS_SESSION_INVARIANT_IMPLICIT';
 
@@ -111,17 +157,13 @@ export function clearHost(host: RequestCheckHost): void {
 
 /**
  * The settings with no instrumentation enabled (a seam a user adds by hand,
- * such as the AI SDK middleware): each from its environment variable, read
- * at the first request after the process started or the last instrumentation
- * was disabled, then kept, as the instrumentation keeps its own.
+ * such as the AI SDK middleware): `settingsFrom` with no config, each from
+ * its environment variable, read at the first request after the process
+ * started or the last instrumentation was disabled, then kept, as the
+ * instrumentation keeps its own.
  */
 function environmentSettings(): HostSettings {
-  return (fromEnvironment ??= {
-    mode: resolveMode(),
-    captureContent: captureContentFromEnv(),
-    previews: { redactSecrets: redactSecretsFromEnv() },
-    implicit: { enabled: implicitLogFromEnv() },
-  });
+  return (fromEnvironment ??= settingsFrom());
 }
 
 const globalHost: RequestCheckHost = {

@@ -27,7 +27,6 @@ import { currentHost } from '../../request-path/host';
 import { currentRun } from '../../request-path/run';
 import { contained } from '../../telemetry/internal-error';
 import { fromAgentItems } from './adapter';
-import { trustInputFiltersFromEnv } from './supported';
 import { inRecordedModelCall, recordHandoff, recordTurnInput, recordTurnOutput, uncheckedView, viewBinding } from './turn-recorder';
 
 type ModelRequest = { input?: unknown; systemInstructions?: unknown };
@@ -52,9 +51,9 @@ type ExecuteHandoffCalls = (
 
 const WHERE = 'Agents SDK turn recorder';
 
-/** Whether input filters are trusted: the instrumentation's `trustInputFilters`, else the environment, else not. */
+/** Whether input filters are trusted: the instrumentation's `trustInputFilters`, else the environment, else not (host.ts `settingsFrom` resolves it). */
 function trustInputFilters(): boolean {
-  return currentHost().settings().trustInputFilters ?? trustInputFiltersFromEnv();
+  return currentHost().settings().trustInputFilters === true;
 }
 
 /**
