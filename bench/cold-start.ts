@@ -70,7 +70,7 @@ console.log(
 for (const side of Object.keys(sides)) {
   const cpu = median(costs[side]!.map((c) => c.cpuMs));
   const rss = median(costs[side]!.map((c) => c.maxRssKb)) / 1024;
-  console.log(`  ${side.padEnd(16)} CPU ${cpu.toFixed(0).padStart(5)} ms   peak RSS ${rss.toFixed(1).padStart(6)} MB`);
+  console.log(`  ${side.padEnd(18)} CPU ${cpu.toFixed(0).padStart(5)} ms   peak RSS ${rss.toFixed(1).padStart(6)} MB`);
 }
 /** The median of the per-round differences `over` - `base`, in ms of CPU and MB of peak RSS, and the CPU ratio. */
 function difference(over: Side, base: Side): string {
