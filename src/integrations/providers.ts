@@ -13,6 +13,7 @@ import type { Integration } from './integration';
 import type { WireFormat } from './wire-format';
 import { anthropicProvider } from './anthropic/provider';
 import { bedrockProvider } from './bedrock/provider';
+import { cohereProvider } from './cohere/provider';
 import { geminiProvider } from './gemini/provider';
 import { groqProvider } from './groq/provider';
 import { ollamaProvider } from './ollama/provider';
@@ -26,6 +27,7 @@ export const PROVIDERS: readonly Provider[] = [
   groqProvider,
   ollamaProvider,
   bedrockProvider,
+  cohereProvider,
 ];
 
 /** A wire format and the provider it belongs to. */

@@ -296,6 +296,7 @@ describe('gemini wire format', () => {
       ['anthropic.messages', ANTHROPIC_MODULE],
       ['gemini.generateContent', undefined],
       ['ollama.chat', undefined],
+      ['cohere.chat', undefined],
     ]);
     expect(wireFormatOfPath('/v1/chat/completions')?.name).toBe('openai.chat');
     expect(wireFormatOfPath('/openai/deployments/d/responses')?.name).toBe('openai.responses');

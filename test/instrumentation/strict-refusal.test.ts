@@ -136,6 +136,28 @@ describe('strict mode refuses a broken request before it is sent, with the viola
     );
   });
 
+  it.each([false, true])(
+    'cohere-ai v2 chat, /v2/chat (fetch seam, default retries, stream %s): its error carries the violation as its cause',
+    async (stream) => {
+      const { CohereClientV2 } = requireSdk('cohere-ai') as typeof import('cohere-ai');
+      const client = new CohereClientV2({ token: 'k', environment: suite.server.url });
+      type Chat = { role: 'user' | 'assistant'; content: string };
+      const textOf = (content: unknown) => (content as Array<{ text?: string }> | undefined)?.map((part) => part.text ?? '').join('') ?? '';
+      await refusesDrop<Chat>(
+        async (messages) => {
+          if (!stream)
+            return { role: 'assistant', content: textOf((await client.chat({ model: 'command-test', messages })).message.content) };
+          let content = '';
+          for await (const event of await client.chatStream({ model: 'command-test', messages }))
+            if (event.type === 'content-delta') content += event.delta?.message?.content?.text ?? '';
+          return { role: 'assistant', content };
+        },
+        (text) => ({ role: 'user', content: text }),
+        (error) => (error as { cause?: unknown }).cause,
+      );
+    },
+  );
+
   it('@mistralai/mistralai chat (fetch seam with a Request, default retries): its error carries the violation as its cause', async () => {
     const mistral = await mistralClient(suite.server.url);
     type Chat = { role: 'user' | 'assistant'; content: string };

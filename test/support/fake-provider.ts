@@ -1,8 +1,9 @@
-// A loopback HTTP server that answers like the OpenAI and Anthropic APIs (and Ollama's, fake-ollama.ts),
+// A loopback HTTP server that answers like the OpenAI and Anthropic APIs (and Ollama's and Cohere's: fake-ollama.ts, fake-cohere.ts),
 // records every request it receives, and can fail on demand.
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { cohereChat } from './fake-cohere';
 import { ollamaChat } from './fake-ollama';
 
 export interface ReceivedRequest {
@@ -113,6 +114,7 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
         return body.stream ? anthropicStream(res, said, body, call) : json(res, 200, anthropicMessage(said, body, call));
       }
       if (path === '/api/chat') return ollamaChat(res, options.sameReplies === true ? 0 : id, body);
+      if (path === '/v2/chat') return cohereChat(res, options.sameReplies === true ? 0 : id, body);
       json(res, 404, { error: { message: `no route ${path}` } });
     });
   });

@@ -263,6 +263,7 @@ describe.each(['chat', 'react', 'create-agent'])('LangChain.js on ChatOpenAI, ze
 describe.each([
   { sdk: '@mistralai/mistralai chat', app: 'mistral.mjs', provider: 'mistral_ai' },
   { sdk: 'ollama chat (/api/chat)', app: 'ollama.cjs', provider: 'ollama' },
+  { sdk: 'cohere-ai v2 chat (/v2/chat)', app: 'cohere.cjs', provider: 'cohere' },
 ])('$sdk, zero code', ({ app, provider }) => {
   describe.each(['0', '1'])('stream %s', (stream) => {
     it.concurrent(`a correct tool loop stays silent, every request checked as ${provider}`, async () => {

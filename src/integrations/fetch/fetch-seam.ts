@@ -1,6 +1,6 @@
 // The fetch seam: `globalThis.fetch`, observed for POSTs to the model APIs
 // of the provider registry (../providers.ts: Chat Completions, Responses,
-// Anthropic Messages, Gemini generateContent, Ollama chat), which
+// Anthropic Messages, Gemini generateContent, Ollama chat, Cohere v2 chat), which
 // is how the AI SDK's providers (every version) and any other client without
 // a hook of its own reach the model. It sees the body the provider was sent,
 // after every middleware, however the call is made (a URL and init, a
