@@ -1,7 +1,9 @@
 // The fetch seam leaves a request to the client hook when it carries the
 // version of a hooked SDK client in `x-stainless-package-version`, whatever
 // form the caller gave its headers in (a Headers instance, an array of pairs,
-// a record), and checks it (once) otherwise.
+// a record), and checks it (once) otherwise. An attempt of a request the
+// hook checked is left to it by its abort signal and URL, even when a fetch
+// of the app's drops that header on the way.
 
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -61,5 +63,36 @@ describe('fetch seam: requests a hooked SDK client sent', () => {
     ['no headers at all', undefined],
   ])('are checked by the fetch seam with %s', async (_, headers) => {
     expect(await checksFor(headers)).toBe(1);
+  });
+});
+
+describe('fetch seam: an attempt of a request the client hook checked', () => {
+  /** The app's own fetch for a client: the global one (the seam), the SDK's version header dropped on the way. */
+  const withoutVersion = (url: unknown, init?: RequestInit): Promise<Response> => {
+    const headers = new Headers(init?.headers);
+    headers.delete(HEADER);
+    return fetch(url as string, { ...init, headers });
+  };
+
+  it('is counted once even when a fetch of the app drops its version header (openai)', async () => {
+    const client = new suite.env.openai.OpenAI({ apiKey: 'k', baseURL: suite.server.openaiBaseURL, fetch: withoutVersion });
+    const before = await checks();
+    await client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'Attempt once, openai.' }] });
+    expect((await checks()) - before).toBe(1);
+  });
+
+  it('is counted once even when a fetch of the app drops its version header (@anthropic-ai/sdk)', async () => {
+    const client = new suite.env.anthropic.Anthropic({
+      apiKey: 'k',
+      baseURL: suite.server.anthropicBaseURL,
+      fetch: withoutVersion,
+    });
+    const before = await checks();
+    await client.messages.create({
+      model: 'claude-test',
+      max_tokens: 64,
+      messages: [{ role: 'user', content: 'Attempt once, anthropic.' }],
+    });
+    expect((await checks()) - before).toBe(1);
   });
 });

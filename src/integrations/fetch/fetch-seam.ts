@@ -11,7 +11,8 @@
 // (http/reply-reader.ts). The body checked goes to the check as the string
 // it is (`ModelRequest.body`). Whatever fetch returns is returned as it is.
 // One wrap per process (fetch-registry.ts), so each request passes one seam. A request made by an SDK client the client hook checks is left to
-// that hook, so it is counted once. Strict mode refuses a request here
+// that hook, so it is counted once: an attempt the hook recorded
+// (sdk-client/hooked-attempts.ts) without reading its headers, else by its version header. Strict mode refuses a request here
 // before it is sent: the call's promise rejects with the violation itself,
 // which the AI SDK's providers hand to the caller as it is, not retried (they
 // retry only their own retryable API errors). A Stainless client this seam
@@ -26,6 +27,7 @@ import type { ModelRequest, ReplyFormat } from '../../request-path/model-request
 import { SessionInvariantViolation } from '../../invariant/violation';
 import { contained } from '../../telemetry/internal-error';
 import { isHookedClient } from '../sdk-client/client-hook';
+import { isHookedAttempt } from '../sdk-client/hooked-attempts';
 import { observeReplyFor } from '../http/reply-reader';
 import type { Provider } from '../provider';
 import type { WireFormat } from '../wire-format';
@@ -97,6 +99,7 @@ type Inspected = Awaiting | { later: Promise<string | undefined>; ready: Ready }
 
 function inspect(input: unknown, sent: SentRequest): Inspected {
   if (!mayBeModelURL(input)) return noteUnread(input, sent);
+  if (isHookedAttempt(input, sent.init.get('signal'))) return undefined; // checked by the client hook, which reads its reply
   if (clientHookOwns(input, sent)) return undefined; // decided without parsing the URL
   const url = urlOf(input, sent);
   if (url === undefined) return undefined;

@@ -28,6 +28,7 @@ import { observeReplyFor } from '../http/reply-reader';
 import { reportInternalError } from '../../telemetry/internal-error';
 import { warnOnce } from '../../warnings';
 import { readableByReplyReader } from './node-fetch-response';
+import { recordHookedAttempt } from './hooked-attempts';
 import type { RequestOptions } from './request-options';
 
 type PrepareOptions = (this: unknown, options: RequestOptions) => unknown;
@@ -201,8 +202,11 @@ function readReplies(original: FetchWithTimeout): FetchWithTimeout {
     const awaitingNow = (): AwaitingReply | undefined =>
       (typeof init === 'object' && init !== null ? awaitingByInit.get(init) : undefined) ??
       (options !== undefined ? awaitingByOptions.get(options) : undefined);
+    const awaited = waiting || awaitingNow() !== undefined;
+    // Its fetch is this hook's to read: the fetch seam passes it on unread (hooked-attempts.ts).
+    if (awaited) recordHookedAttempt(url, rest[1]);
     const response = original.call(this, url, init, ...rest);
-    if (!waiting && awaitingNow() === undefined) return response;
+    if (!awaited && awaitingNow() === undefined) return response;
     // The caller's own promise, returned as it is (no extra hop): this reaction
     // is registered first, so it runs before the caller's continuation reads the body.
     const observe = (value: unknown): void => {
