@@ -121,6 +121,32 @@ describe('groq-sdk (hooked like openai)', () => {
   });
 });
 
+describe('the openai client hook names the provider its baseURL serves', () => {
+  it.each([
+    ['https://api.groq.com/openai/v1', 'groq'],
+    ['https://api.mistral.ai/v1', 'mistral_ai'],
+    ['https://api.together.xyz/v1', 'together_ai'],
+    ['http://localhost:11434/v1', 'ollama'],
+    ['https://api.openai.com/v1', 'openai'],
+  ])('an openai client on %s is %s', async (baseURL, provider) => {
+    const { OpenAI } = requireSdk('openai') as typeof import('openai');
+    // The client believes it calls baseURL; its own fetch sends the request to the loopback server.
+    const origin = new URL(baseURL).origin;
+    const client = new OpenAI({
+      apiKey: 'k',
+      baseURL,
+      fetch: (url: string | URL | Request, init?: RequestInit) => fetch(String(url).replace(origin, base), init),
+    });
+    const named = async () =>
+      (await env.otel.points(CHECKS_METRIC))
+        .filter((p) => p.attributes['gen_ai.provider.name'] === provider)
+        .reduce((n, p) => n + p.value, 0);
+    const before = await named();
+    await client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: `Hi ${Math.random()}` }] });
+    expect((await named()) - before).toBe(1);
+  });
+});
+
 describe('a POST from a known model SDK that no wire format reads', () => {
   it("gives one warning naming the SDK (Mistral's agents API), and none for a path that carries no conversation (ollama's embed)", async () => {
     const ollama = new Ollama({ host: base });

@@ -95,3 +95,34 @@ describe('fetch seam: requests a hooked SDK client sent', () => {
     expect(await checksForClient(fetch)).toBe(1);
   });
 });
+
+describe('fetch seam: an attempt of a request the client hook checked', () => {
+  /** The app's own fetch for a client: the global one (the seam), the SDK's version header dropped on the way. */
+  const withoutVersion = (url: unknown, init?: RequestInit): Promise<Response> => {
+    const headers = new Headers(init?.headers);
+    headers.delete(HEADER);
+    return fetch(url as string, { ...init, headers });
+  };
+
+  it('is counted once even when a fetch of the app drops its version header (openai)', async () => {
+    const client = new suite.env.openai.OpenAI({ apiKey: 'k', baseURL: suite.server.openaiBaseURL, fetch: withoutVersion });
+    const before = await checks();
+    await client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'Attempt once, openai.' }] });
+    expect((await checks()) - before).toBe(1);
+  });
+
+  it('is counted once even when a fetch of the app drops its version header (@anthropic-ai/sdk)', async () => {
+    const client = new suite.env.anthropic.Anthropic({
+      apiKey: 'k',
+      baseURL: suite.server.anthropicBaseURL,
+      fetch: withoutVersion,
+    });
+    const before = await checks();
+    await client.messages.create({
+      model: 'claude-test',
+      max_tokens: 64,
+      messages: [{ role: 'user', content: 'Attempt once, anthropic.' }],
+    });
+    expect((await checks()) - before).toBe(1);
+  });
+});

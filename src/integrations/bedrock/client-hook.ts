@@ -14,6 +14,7 @@ import { isSupportedVersion } from '../supported-version';
 import { SUPPORTED_VERSIONS } from '../supported-versions';
 import { lazyPart } from '../../lazy-part';
 import { reportInternalError } from '../../telemetry/internal-error';
+import { warnOnce } from '../../warnings';
 
 /** The npm package hooked; also its name in warnings and its ESM loader hook entry. */
 export const BEDROCK_MODULE = '@aws-sdk/client-bedrock-runtime';
@@ -31,6 +32,17 @@ interface MiddlewareStack {
 
 /** The commands that send a conversation: Converse and its streamed form (the smithy context's `commandName`). */
 const CONVERSE_COMMANDS: ReadonlySet<unknown> = new Set(['ConverseCommand', 'ConverseStreamCommand']);
+
+/**
+ * The commands that carry a conversation in a body of the model's own format
+ * (InvokeModel and its streams), which no reader here reads: each is named
+ * once in a warning, so that silence means checked.
+ */
+const UNREAD_COMMANDS: ReadonlySet<unknown> = new Set([
+  'InvokeModelCommand',
+  'InvokeModelWithResponseStreamCommand',
+  'InvokeModelWithBidirectionalStreamCommand',
+]);
 
 /** The middleware's name in each client's stack (`override`: a second instrumentation copy replaces it, never adds a second). */
 const MIDDLEWARE_NAME = 'nousSessionInvariantConverse';
@@ -97,15 +109,24 @@ function addMiddleware(client: object): void {
 /**
  * Checks a Converse or ConverseStream command's input, then hands its output
  * on as it came (a stream's events observed as the caller reads them).
- * Other commands pass through untouched.
+ * Other commands pass through untouched; InvokeModel's are named once in a
+ * warning.
  */
-const converseMiddleware: Middleware = (next, context) =>
-  CONVERSE_COMMANDS.has(context.commandName)
-    ? async (args) => {
-        const { checkConverse, observeConverse } = converseCheck();
-        const pending = checkConverse(args.input);
-        const result = await next(args);
-        if (pending !== undefined) await observeConverse(result.output, pending);
-        return result;
-      }
-    : next;
+const converseMiddleware: Middleware = (next, context) => {
+  if (UNREAD_COMMANDS.has(context.commandName)) {
+    const command = String(context.commandName);
+    warnOnce(
+      `unread-sdk:${BEDROCK_MODULE}:${command}`,
+      `${BEDROCK_MODULE} sent a ${command}, which this package does not read; its requests are not checked (Converse and ConverseStream are)`,
+    );
+    return next;
+  }
+  if (!CONVERSE_COMMANDS.has(context.commandName)) return next;
+  return async (args) => {
+    const { checkConverse, observeConverse } = converseCheck();
+    const pending = checkConverse(args.input);
+    const result = await next(args);
+    if (pending !== undefined) await observeConverse(result.output, pending);
+    return result;
+  };
+};

@@ -103,6 +103,21 @@ function providerOfHost(url: URL): string | undefined {
 }
 
 /**
+ * `gen_ai.provider.name` of a request a hooked SDK client (`openai`,
+ * `groq-sdk`) makes from its `baseURL`: the host's provider, else the one
+ * the hook names (`named`, its SDK's). An `openai` client pointed at Groq,
+ * Mistral, Together or Ollama's OpenAI-compatible port is named for them.
+ */
+export function providerOfBaseURL(baseURL: unknown, named: string | undefined): string | undefined {
+  if (typeof baseURL !== 'string') return named;
+  try {
+    return providerOfHost(new URL(baseURL)) ?? named;
+  } catch {
+    return named; // not a URL: the hook's own name
+  }
+}
+
+/**
  * `gen_ai.provider.name` of a request to `url` with these headers: the
  * host's provider, else the SDK's, else `fallback` (the wire format's own
  * provider: who defined the API, when nothing says another serves it).

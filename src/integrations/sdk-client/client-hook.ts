@@ -21,6 +21,7 @@ import { InstrumentationNodeModuleDefinition } from '@opentelemetry/instrumentat
 import { isSupportedVersion } from '../supported-version';
 import { rewrap, unwrapIfWrapped, type Integration, type Patcher } from '../integration';
 import type { ClientSeam } from '../provider';
+import { providerOfBaseURL } from '../fetch/callers';
 import { boundLogInForce, checkModelRequest, checkSerialisedRequest, checksRequests } from '../../request-path/check-request';
 import type { PendingReply } from '../../request-path/reply';
 import type { ModelRequest, ReplyFormat, SerialisedHead } from '../../request-path/model-request';
@@ -224,8 +225,9 @@ function middlewareRuns(client: unknown): boolean {
 function hookPrepareOptions(original: PrepareOptions, seam: ClientSeam, bytesLater: boolean): PrepareOptions {
   return function prepareOptions(this: unknown, options) {
     const result = original.call(this, options);
-    if (result instanceof Promise) return result.then(() => inspect(options, seam, bytesLater));
-    inspect(options, seam, bytesLater);
+    const named = namedFor(this, seam);
+    if (result instanceof Promise) return result.then(() => inspect(options, named, bytesLater));
+    inspect(options, named, bytesLater);
     return result;
   };
 }
@@ -250,6 +252,29 @@ function inspect(options: RequestOptions | undefined, seam: ClientSeam, bytesLat
   }
   const request = readRequest(options, seam);
   if (request !== undefined) awaitReply(options, request.replyFormat, checkModelRequest(request, {}, SEAM));
+}
+
+/**
+ * `seam` with its requests named for the provider the client's `baseURL`
+ * serves (fetch/callers.ts decides, as for the fetch seam): an `openai`
+ * client pointed at Groq is `groq`, not `openai`.
+ */
+function namedFor(client: unknown, seam: ClientSeam): ClientSeam {
+  let baseURL: unknown;
+  try {
+    baseURL = (client as { baseURL?: unknown } | null)?.baseURL;
+  } catch {
+    return seam;
+  }
+  const rename = <T extends { provider: string | undefined }>(request: T | undefined): T | undefined => {
+    if (request !== undefined) request.provider = providerOfBaseURL(baseURL, request.provider);
+    return request;
+  };
+  return {
+    ...seam,
+    modelRequest: (options) => rename(seam.modelRequest(options)),
+    serialised: (options, text) => rename(seam.serialised(options, text)),
+  };
 }
 
 /** The model request `options` are, if they are one; a hostile options object is reported, not raised. */

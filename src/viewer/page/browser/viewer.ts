@@ -1,15 +1,15 @@
-// The page's script, run by the browser. Checked by tsc with the DOM library
-// (tsconfig.page.json) and by eslint; `npm run build` emits it as
-// dist/viewer/page/viewer.js (scripts/build-page.mjs), which the page server
-// serves. A plain script, not a module: types come from the server's own
+// The page's script, run by the browser: the list, the chart, the detail and
+// the live stream. Checked by tsc with the DOM library (tsconfig.page.json)
+// and by eslint; `npm run build` emits it, after dom.ts and picture.ts (the
+// DOM builders and the request-beside-log drawing it calls), as the one
+// script dist/viewer/page/viewer.js (scripts/build-page.mjs), which the page
+// server serves. Plain scripts, not modules: types come from the server's own
 // modules (`import(...)` types only), values from the page. It only ever sets
 // text (textContent, attributes with fixed names): a received string is never
 // parsed as HTML. The kinds, in legend order, come from the markup
 // (viewer/kinds.ts, the one list; their colours are the styles' variables).
 
 type StoredViolation = import('../../store').StoredViolation;
-type Layout = import('../../layout').Layout;
-type Cell = import('../../layout').Cell;
 
 interface PageConfig {
   jaeger: string | null;
@@ -25,23 +25,7 @@ interface PageConfig {
   let selected: number | null = null;
   let pending = false;
   const KINDS = JSON.parse(byId('kinds').textContent ?? '[]') as string[];
-  const SVG = 'http://www.w3.org/2000/svg';
 
-  function byId<T extends HTMLElement = HTMLElement>(id: string): T {
-    return document.getElementById(id) as T;
-  }
-
-  function el(tag: string, className?: string, text?: unknown): HTMLElement {
-    const e = document.createElement(tag);
-    if (className) e.className = className;
-    if (text !== undefined && text !== null) e.textContent = String(text);
-    return e;
-  }
-  function svg(tag: string, attrs: Record<string, string | number>): SVGElement {
-    const e = document.createElementNS(SVG, tag);
-    Object.keys(attrs).forEach((k) => e.setAttribute(k, String(attrs[k])));
-    return e;
-  }
   function kindColour(kind: string): string {
     return KINDS.indexOf(kind) >= 0 ? 'var(--' + kind + ')' : '#6b7280';
   }
@@ -328,53 +312,6 @@ interface PageConfig {
     fact(dl, 'docs', v.docs, docsLink(v.docs));
     detail.appendChild(dl);
     if (v.layout) detail.appendChild(picture(v.layout));
-  }
-
-  function cellNode(side: string, cell: Cell | null): HTMLElement {
-    if (!cell) {
-      const none = el('div', 'cell none');
-      none.dataset.side = side;
-      return none;
-    }
-    const classes = 'cell ' + cell.mark + (cell.count > 1 && (cell.mark === 'same' || cell.mark === 'rest') ? ' run' : '');
-    const node = el('div', classes);
-    node.dataset.side = side;
-    node.dataset.mark = cell.mark;
-    node.dataset.position = String(cell.position);
-    node.dataset.count = String(cell.count);
-    if (cell.role) node.dataset.role = cell.role;
-    const last = cell.position + cell.count - 1;
-    const where = cell.count > 1 ? '#' + cell.position + '–' + last : '#' + cell.position;
-    let label: string;
-    if (cell.count > 1 && (cell.mark === 'extra' || cell.mark === 'missing')) label = where + ' · ' + cell.count + ' more ' + cell.mark;
-    else if (cell.count > 1) label = where + ' · ' + cell.count + ' messages' + (cell.mark === 'same' ? ' that match' : '');
-    else label = where + (cell.role ? ' ' + cell.role : '') + (cell.mark === 'same' ? ' · matches' : '');
-    node.appendChild(el('span', '', label));
-    if (cell.toolName || cell.toolCallId) {
-      const tool = [cell.toolName || '', cell.toolCallId ? 'call id ' + cell.toolCallId : ''].filter(Boolean);
-      node.appendChild(el('span', 'tool', tool.join(' · ')));
-    }
-    if (cell.mark === 'missing' || cell.mark === 'extra' || cell.mark === 'moved') node.appendChild(el('span', 'mark', cell.mark));
-    if (cell.preview) node.appendChild(el('span', 'preview', cell.preview));
-    return node;
-  }
-
-  function picture(layout: Layout): HTMLElement {
-    const box = el('div');
-    const grid = el('div', 'picture');
-    grid.setAttribute('role', 'table');
-    grid.setAttribute('aria-label', 'the request beside the ' + layout.logTitle);
-    grid.appendChild(el('h3', '', 'request (' + layout.requestLength + ' messages)'));
-    grid.appendChild(el('h3', '', layout.logTitle + ' (' + layout.logLength + ' messages)'));
-    layout.rows.forEach((row) => {
-      grid.appendChild(cellNode('request', row.request));
-      grid.appendChild(cellNode('log', row.log));
-    });
-    box.appendChild(grid);
-    const notes = el('ul', 'notes');
-    layout.notes.forEach((n) => notes.appendChild(el('li', '', n)));
-    box.appendChild(notes);
-    return box;
   }
 
   // Arrow keys move between violations; Enter or Space (the buttons' own) selects.
