@@ -105,12 +105,12 @@ function inspect(input: unknown, sent: SentRequest): Inspected {
   if (found === undefined) return noteUnread(url, sent);
   const { format } = found;
   if (sent.method() !== 'POST') return undefined;
-  const version = headerOf(sent.headers() as RequestInit['headers'], VERSION_HEADER);
+  const version = sentHeader(sent, VERSION_HEADER);
   const scope = currentCallScope();
   if (!checksRequests()) return undefined; // switched off: the body is not even read
   const body = sent.body();
   if (body === undefined) return undefined;
-  const sdk = sdkOf((name) => headerOf(sent.headers() as RequestInit['headers'], name));
+  const sdk = sdkOf((name) => sentHeader(sent, name));
   const ready: Ready = { path: url.pathname, format, version, scope, provider: (named) => providerName(url, sdk, named) };
   if ('later' in body) return { later: body.later, ready };
   return check(ready, body.text);
@@ -144,7 +144,7 @@ function check(ready: Ready, text: string): Awaiting {
  */
 function noteUnread(input: unknown, sent: SentRequest): undefined {
   if (sent.method() !== 'POST') return undefined;
-  const sdk = sdkOf((name) => headerOf(sent.headers() as RequestInit['headers'], name));
+  const sdk = sdkOf((name) => sentHeader(sent, name));
   if (sdk === undefined) return undefined;
   const url = input instanceof URL ? input : urlOf(input, sent);
   if (url === undefined || NOT_A_CONVERSATION.test(url.pathname)) return undefined;
@@ -180,6 +180,11 @@ function urlOf(input: unknown, sent: SentRequest): URL | undefined {
     // a relative or malformed URL: not a model API
   }
   return undefined;
+}
+
+/** A header of the request as it is sent (`name` lower-case), or null. */
+function sentHeader(sent: SentRequest, name: string): string | null {
+  return headerOf(sent.headers() as RequestInit['headers'], name);
 }
 
 /**
