@@ -6,31 +6,45 @@
 // Each request shape goes through its real client (`openai` for Chat
 // Completions and Responses, `@anthropic-ai/sdk` for Messages) to a loopback
 // server in a child process, so the CPU counted (`process.cpuUsage`, user +
-// system) is the client's alone. Each side is a copy of the SDK: the bare
-// one is loaded before the instrumentation is enabled (and given the global
-// fetch as it was), the instrumented one after.
+// system, every thread of the process) is the client's alone. Each side is a
+// copy of the SDK: the bare one is loaded before the instrumentation is
+// enabled (and given the global fetch as it was), the instrumented one after.
 //
-// A round, per side: a conversation of its own (its first question says
-// which), one untimed call that starts it, then CALLS timed calls, each the
-// previous request plus the model's reply and a new question ("re-sent": the
-// app's own objects, grown in place; "fresh": new objects for every call, built
-// before the timer starts). The violation path: one timed call that also
-// drops a message from the middle. Sides alternate which goes first.
+// Tracking, per configuration: each side keeps a conversation of its own (its
+// first question says which) and sends continuations, each the previous
+// request plus the model's reply and a new question ("re-sent": the app's own
+// objects, grown in place; "fresh": new objects for every call, built before
+// the timer starts). The calls are paired and interleaved one by one (a bare
+// call and an instrumented one of the same size, which goes first
+// alternating), PAIRS pairs after WARM-UP pairs not counted. Every RESTART
+// calls each side starts a new conversation (an untimed first call), so the
+// requests stay near the size named. The violation path: VIOLATIONS pairs of
+// calls that drop a message from the middle of a conversation just started.
 //
-// Reported per configuration: CPU per call of each side, JSON.stringify of
-// the body per call, and the package's share, estimated as the geometric mean
-// G of the per-round ratios instrumented/bare with its 95% interval, read in
-// units of JSON.stringify: (G - 1) x bare / stringify (medians).
+// Reported: CPU per call of each side (medians), JSON.stringify of the body
+// (median of repeated timings), and the package's share in units of it:
+//   share = (R - 1) x median(bare) / median(stringify),
+// R the median of the per-pair ratios instrumented/bare, with the 95%
+// interval of that median from order statistics (distribution-free: a pause
+// of the collector in a few calls moves it little). Beside it the mean
+// added CPU per call, (mean of the per-pair differences) / stringify, with
+// its t interval: it carries the collector's pauses the package's garbage
+// causes, and their noise. No collection is forced between pairs: after a
+// forced one the next calls pay for the pages it gave back (a call's CPU
+// tripled in a trial), which would swamp the figure.
 // Targets (issue 35): tracking at 1,000 messages <= 0.15x (worst over shapes
 // and objects); per message at 10,000 <= 1.5x that at 1,000; the violation
 // path at 1,000 <= 1.0x.
 //
 // BENCH_SIZES (default 10,100,1000,10000), BENCH_SHAPES (chat,anthropic,responses),
-// BENCH_OBJECTS (re-sent,fresh), BENCH_TEXTS (ascii,two-byte), BENCH_ROUNDS
-// (default 15) and BENCH_VIOLATION (1, default; 0 leaves it out) narrow a run.
+// BENCH_OBJECTS (re-sent,fresh), BENCH_TEXTS (ascii,two-byte), BENCH_PAIRS
+// (default 240; a quarter at 10,000 messages), BENCH_VIOLATIONS (default 15,
+// 0 leaves the violation path out) narrow a run. The load average is printed
+// with every row: on a shared machine, state it with every figure.
 
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
+import { loadavg } from 'node:os';
 import { metrics } from '@opentelemetry/api';
 import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import { SessionInvariantInstrumentation } from '../dist/instrumentation';
@@ -50,9 +64,12 @@ const SIZES = process.env.BENCH_SIZES ? process.env.BENCH_SIZES.split(',').map(N
 const SHAPES = list<Shape>('BENCH_SHAPES', ['chat', 'anthropic', 'responses']);
 const OBJECTS = list<Objects>('BENCH_OBJECTS', ['re-sent', 'fresh']);
 const TEXTS = list<Text>('BENCH_TEXTS', TEXTS_ALL);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
-const VIOLATION = process.env.BENCH_VIOLATION !== '0';
-const CALLS = 4;
+const PAIRS = Number(process.env.BENCH_PAIRS ?? 240);
+const VIOLATIONS = Number(process.env.BENCH_VIOLATIONS ?? 15);
+/** Pairs run before the counted ones (the hash module compiling, the code warming up). */
+const WARM_UP = 10;
+/** Calls a conversation takes before its side starts a new one: 20 continuations add 40 messages. */
+const RESTART = 20;
 
 const REPLY = 'It looks dry; no umbrella needed.';
 
@@ -111,36 +128,59 @@ function bodyOf(shape: Shape, messages: readonly Message[]): Record<string, unkn
 }
 const listKey = (shape: Shape) => (shape === 'responses' ? 'input' : 'messages');
 
-/**
- * The bodies of one round's calls: the first (untimed) and CALLS more, each
- * the previous plus the reply and a new question. Re-sent: one array the app
- * grows, whose entries are the same objects call after call (each call gets
- * the array as it stands: a copy of the list, the entries shared). Fresh: every
- * body a deep copy. The violation body drops a message from the middle.
- */
-function roundBodies(shape: Shape, size: number, text: Text, objects: Objects, conversation: string) {
-  const canonical = transcript(size, text, conversation);
-  const first = bodyOf(shape, canonical);
+/** One new question (and the reply before it) in the conversation's wire format: what each continuation adds. */
+function turnOf(shape: Shape, text: Text, i: number): unknown[] {
   const key = listKey(shape);
-  const items = [...(first[key] as unknown[])];
-  const turn = (i: number): unknown[] => {
-    const extra = bodyOf(shape, [
-      { role: 'user', content: 'first' },
-      { role: 'assistant', content: REPLY },
-      { role: 'user', content: `And after that, step ${i}?${PROSE[text]}` },
-    ])[key] as unknown[];
-    return extra.slice(1);
-  };
-  const bodies: Record<string, unknown>[] = [];
-  for (let i = 0; i < CALLS; i++) {
-    items.push(...turn(i));
-    bodies.push({ ...first, [key]: objects === 'fresh' ? structuredClone(items) : items.slice() });
+  const extra = bodyOf(shape, [
+    { role: 'user', content: 'first' },
+    { role: 'assistant', content: REPLY },
+    { role: 'user', content: `And after that, step ${i}?${PROSE[text]}` },
+  ])[key] as unknown[];
+  return extra.slice(1);
+}
+
+/**
+ * One side's conversation, as an agent loop grows it: `start` is its first
+ * request, `next` each continuation (the previous request, the reply, a new
+ * question). Re-sent: one array the app grows, whose entries are the same
+ * objects call after call (each call gets a copy of the list, the entries
+ * shared). Fresh: every body a deep copy.
+ */
+class Conversation {
+  #items: unknown[] = [];
+  #first: Record<string, unknown> = {};
+  #turns = 0;
+  constructor(
+    readonly shape: Shape,
+    readonly size: number,
+    readonly text: Text,
+    readonly objects: Objects,
+  ) {}
+
+  /** A new conversation named `name`: its first request. */
+  start(name: string): Record<string, unknown> {
+    this.#first = bodyOf(this.shape, transcript(this.size, this.text, name));
+    this.#items = [...(this.#first[listKey(this.shape)] as unknown[])];
+    this.#turns = 0;
+    return this.#body(this.#items);
   }
-  // A user question from the middle left out: a missing message.
-  const dropped = items.slice();
-  dropped.splice(middleQuestion(dropped), 1);
-  const violation = { ...first, [key]: objects === 'fresh' ? structuredClone(dropped) : dropped };
-  return { first: objects === 'fresh' ? structuredClone(first) : first, bodies, violation };
+
+  /** The next continuation. */
+  next(): Record<string, unknown> {
+    this.#items.push(...turnOf(this.shape, this.text, this.#turns++));
+    return this.#body(this.#items);
+  }
+
+  /** The conversation so far with a user question from the middle left out: a missing message. */
+  dropped(): Record<string, unknown> {
+    const items = [...this.#items, ...turnOf(this.shape, this.text, this.#turns++)];
+    items.splice(middleQuestion(items), 1);
+    return this.#body(items);
+  }
+
+  #body(items: unknown[]): Record<string, unknown> {
+    return { ...this.#first, [listKey(this.shape)]: this.objects === 'fresh' ? structuredClone(items) : items.slice() };
+  }
 }
 
 /** The index of a user question near the middle of `items` (a string-content user entry). */
@@ -190,28 +230,33 @@ function median(xs: readonly number[]): number {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
-/** Two-sided 97.5% quantiles of Student's t, by degrees of freedom (2 past 30). */
-const T975: Record<number, number> = {
-  4: 2.776,
-  5: 2.571,
-  6: 2.447,
-  7: 2.365,
-  8: 2.306,
-  9: 2.262,
-  10: 2.228,
-  12: 2.179,
-  14: 2.145,
-  19: 2.093,
-  29: 2.045,
-};
-function geometric(ratios: readonly number[]): { ratio: number; low: number; high: number } {
-  const logs = ratios.map(Math.log);
-  const mean = logs.reduce((a, b) => a + b, 0) / logs.length;
-  const sd = Math.sqrt(logs.reduce((a, b) => a + (b - mean) ** 2, 0) / Math.max(1, logs.length - 1));
-  const df = logs.length - 1;
-  const t = T975[df] ?? (df < 30 ? 2.2 : 2);
-  const half = t * (sd / Math.sqrt(logs.length));
-  return { ratio: Math.exp(mean), low: Math.exp(mean - half), high: Math.exp(mean + half) };
+/** The median of `xs` with its distribution-free 95% interval: order statistics k and n-1-k, k = floor(n/2 - 0.98 sqrt n). */
+function medianInterval(xs: readonly number[]): { mid: number; low: number; high: number } {
+  const s = [...xs].sort((a, b) => a - b);
+  const k = Math.max(0, Math.floor(s.length / 2 - 0.98 * Math.sqrt(s.length)));
+  return { mid: median(s), low: s[k]!, high: s[s.length - 1 - k]! };
+}
+
+/** The mean of `xs` with its 95% t interval (normal quantile past 30 values). */
+function meanInterval(xs: readonly number[]): { mid: number; low: number; high: number } {
+  const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
+  const sd = Math.sqrt(xs.reduce((a, b) => a + (b - mean) ** 2, 0) / Math.max(1, xs.length - 1));
+  const t = xs.length > 30 ? 1.97 : xs.length > 10 ? 2.23 : 2.78;
+  const half = (t * sd) / Math.sqrt(xs.length);
+  return { mid: mean, low: mean - half, high: mean + half };
+}
+
+const fixed = (x: number) => x.toFixed(3);
+const spelt = ({ mid, low, high }: { mid: number; low: number; high: number }) => `${fixed(mid)} (${fixed(low)} to ${fixed(high)})`;
+
+/** Paired CPU per call of the two sides: the shares of stringify (median ratio, mean difference), each with its interval. */
+function shares(instr: readonly number[], bare: readonly number[], stringify: number) {
+  const scale = median(bare) / stringify;
+  const ratio = medianInterval(instr.map((t, i) => t / bare[i]!));
+  const byRatio = { mid: (ratio.mid - 1) * scale, low: (ratio.low - 1) * scale, high: (ratio.high - 1) * scale };
+  const difference = meanInterval(instr.map((t, i) => t - bare[i]!));
+  const byMean = { mid: difference.mid / stringify, low: difference.low / stringify, high: difference.high / stringify };
+  return { byRatio, byMean, added: median(instr.map((t, i) => t - bare[i]!)) };
 }
 
 type Send = (shape: Shape, body: Record<string, unknown>) => Promise<unknown>;
@@ -274,59 +319,60 @@ async function main(): Promise<void> {
     for (const objects of OBJECTS) {
       for (const text of TEXTS) {
         for (const size of SIZES) {
-          const rounds = size >= 10_000 ? Math.max(5, Math.ceil(ROUNDS / 3)) : ROUNDS;
+          const pairs = size >= 10_000 ? Math.max(20, Math.ceil(PAIRS / 4)) : PAIRS;
+          const violations = size >= 10_000 ? Math.ceil(VIOLATIONS / 3) : VIOLATIONS;
           const before = await violationsRecorded();
-          const bareCpu: number[] = [];
-          const instrCpu: number[] = [];
+          await settle();
+          const sides = [
+            { send: bare, talk: new Conversation(shape, size, text, objects), cpu: [] as number[], violation: [] as number[] },
+            { send: instrumented, talk: new Conversation(shape, size, text, objects), cpu: [] as number[], violation: [] as number[] },
+          ];
           const stringify: number[] = [];
-          const bareViolation: number[] = [];
-          const instrViolation: number[] = [];
-          const violationStringify: number[] = [];
-          for (let round = -1; round < rounds; round++) {
-            const sides: Array<[Send, number[], number[]]> = [
-              [bare, bareCpu, bareViolation],
-              [instrumented, instrCpu, instrViolation],
-            ];
-            if (round % 2 === 1) sides.reverse();
-            for (const [send, cpu, violationCpu] of sides) {
-              const { first, bodies } = roundBodies(shape, size, text, objects, String(conversation++));
-              await send(shape, first);
-              await settle();
-              let used = 0;
-              for (const body of bodies) used += await cpuOf(() => send(shape, body));
-              if (round >= 0) cpu.push(used / bodies.length);
-              if (round >= 0 && send === bare) stringify.push(stringifyPerBody(bodies));
-              if (!VIOLATION) continue;
-              // The violation path: the conversation as it stood, then a request that drops a message from it.
-              const again = roundBodies(shape, size, text, objects, String(conversation++));
-              await send(shape, again.first);
-              await settle();
-              const v = await cpuOf(() => send(shape, again.violation));
-              if (round >= 0) violationCpu.push(v);
-              if (round >= 0 && send === bare) violationStringify.push(stringifyPerBody([again.violation]));
+          for (let pair = -WARM_UP, calls = RESTART; pair < pairs; pair++, calls++) {
+            if (calls === RESTART) {
+              calls = 0;
+              for (const side of sides) await side.send(shape, side.talk.start(String(conversation++)));
+            }
+            const bodies = sides.map((side) => side.talk.next());
+            if (pair >= 0 && calls % 5 === 0) stringify.push(stringifyPerBody([bodies[0]!]));
+            const order = pair % 2 === 0 ? [0, 1] : [1, 0];
+            for (const i of order) {
+              const cpu = await cpuOf(() => sides[i]!.send(shape, bodies[i]!));
+              if (pair >= 0) sides[i]!.cpu.push(cpu);
             }
           }
+          const violationStringify: number[] = [];
+          for (let round = -1; round < violations; round++) {
+            const bodies = sides.map((side) => {
+              const first = side.talk.start(String(conversation++));
+              return { first, dropped: side.talk.dropped() };
+            });
+            for (const i of [0, 1]) await sides[i]!.send(shape, bodies[i]!.first);
+            const order = round % 2 === 0 ? [0, 1] : [1, 0];
+            for (const i of order) {
+              const cpu = await cpuOf(() => sides[i]!.send(shape, bodies[i]!.dropped));
+              if (round >= 0) sides[i]!.violation.push(cpu);
+            }
+            if (round >= 0) violationStringify.push(stringifyPerBody([bodies[0]!.dropped]));
+          }
           const recorded = (await violationsRecorded()) - before;
-          const expected = VIOLATION ? rounds + 1 : 0;
-          const report = (instr: number[], base: number[], str: number[]) => {
-            const g = geometric(instr.map((t, i) => t / base[i]!));
-            const scale = median(base) / median(str);
-            const share = (x: number) => ((x - 1) * scale).toFixed(3);
-            return { g, text: `${share(g.ratio)} (${share(g.low)} to ${share(g.high)})`, share: (g.ratio - 1) * scale };
-          };
-          const tracking = report(instrCpu, bareCpu, stringify);
-          perMessage.set(`${shape}/${objects}/${text}/${size}`, (median(instrCpu) - median(bareCpu)) / size);
+          const expected = violations > 0 ? violations + 1 : 0;
+          const [bareSide, instrSide] = sides as [(typeof sides)[0], (typeof sides)[0]];
+          const tracking = shares(instrSide.cpu, bareSide.cpu, median(stringify));
+          perMessage.set(`${shape}/${objects}/${text}/${size}`, tracking.added / size);
           const row: Record<string, string> = {
             config: `${shape} ${objects} ${text} ${size}`,
-            'bare µs': median(bareCpu).toFixed(0),
-            'instr µs': median(instrCpu).toFixed(0),
+            'bare µs': median(bareSide.cpu).toFixed(0),
+            'instr µs': median(instrSide.cpu).toFixed(0),
             'stringify µs': median(stringify).toFixed(0),
-            'tracking / stringify': tracking.text,
+            'tracking / stringify (median ratio)': spelt(tracking.byRatio),
+            'mean / stringify': spelt(tracking.byMean),
           };
-          if (VIOLATION) {
-            row['violation / stringify'] = report(instrViolation, bareViolation, violationStringify).text;
+          if (violations > 0) {
+            row['violation / stringify'] = spelt(shares(instrSide.violation, bareSide.violation, median(violationStringify)).byRatio);
+            row.violations = recorded === expected ? `${recorded} (as expected)` : `${recorded} (expected ${expected})`;
           }
-          row.violations = recorded === expected ? `${recorded} (as expected)` : `${recorded} (expected ${expected})`;
+          row.load = loadavg()[0]!.toFixed(1);
           rows.push(row);
           console.log(Object.values(row).join(' | '));
         }
@@ -343,7 +389,9 @@ async function main(): Promise<void> {
           console.log(`per message at 10,000 over 1,000, ${shape} ${objects} ${text}: ${(at10k / at1k).toFixed(2)} (target <= 1.5)`);
       }
   console.log(
-    `${ROUNDS} rounds (a third at 10,000 messages) x ${CALLS} calls a side; share: (G - 1) x bare / stringify, G the geometric mean of per-round instrumented/bare CPU ratios (95% interval)`,
+    `${PAIRS} pairs of calls interleaved (a quarter at 10,000 messages), ${VIOLATIONS} of the violation path (a third at 10,000); ` +
+      'share: (R - 1) x median bare / median stringify, R the median of per-pair instrumented/bare CPU ratios (95% interval by order statistics); ' +
+      'mean: the mean per-pair difference / stringify (t interval), collector pauses included',
   );
   instrumentation.disable();
   server.stop();
