@@ -40,7 +40,8 @@ interface StreamParser {
 
 export class ReplyCollector {
   readonly #format: ReplyFormat;
-  readonly #decoder = new TextDecoder();
+  /** Made at the first chunk of bytes: a body read whole with `text()` (what the SDKs do with JSON) needs none. */
+  #decoder: InstanceType<typeof TextDecoder> | undefined;
   readonly #assembler: ReplyAssembler | undefined;
   readonly #stream: StreamParser | undefined;
   #text = '';
@@ -71,7 +72,7 @@ export class ReplyCollector {
   /** The next bytes of the body. */
   push(chunk: Uint8Array): void {
     if (this.#over || !this.#within(chunk.byteLength)) return;
-    this.#safely(() => this.#add(this.#decoder.decode(chunk, { stream: true })));
+    this.#safely(() => this.#add((this.#decoder ??= new TextDecoder()).decode(chunk, { stream: true })));
   }
 
   /** The whole body, as text (read with `text()`). */
@@ -100,12 +101,14 @@ export class ReplyCollector {
     try {
       if (this.#stream && this.#assembler) {
         if (ended) {
-          this.#stream.push(this.#decoder.decode());
+          if (this.#decoder) this.#stream.push(this.#decoder.decode());
           this.#stream.end();
         }
         return this.#assembler.reply();
       }
-      return ended ? replyFromBody(this.#format, JSON.parse(this.#text + this.#decoder.decode()) as unknown) : undefined;
+      return ended
+        ? replyFromBody(this.#format, JSON.parse(this.#decoder ? this.#text + this.#decoder.decode() : this.#text) as unknown)
+        : undefined;
     } catch {
       return undefined; // not JSON, or not a reply
     }

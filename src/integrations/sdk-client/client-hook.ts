@@ -257,7 +257,9 @@ function inspect(options: RequestOptions | undefined, seam: ClientSeam, bytesLat
 /**
  * `seam` with its requests named for the provider the client's `baseURL`
  * serves (fetch/callers.ts decides, as for the fetch seam): an `openai`
- * client pointed at Groq is `groq`, not `openai`.
+ * client pointed at Groq is `groq`, not `openai`. Made once per client and
+ * `baseURL` (kept while the client's `baseURL` stays the same value), not
+ * per request.
  */
 function namedFor(client: unknown, seam: ClientSeam): ClientSeam {
   let baseURL: unknown;
@@ -266,16 +268,24 @@ function namedFor(client: unknown, seam: ClientSeam): ClientSeam {
   } catch {
     return seam;
   }
+  const key = typeof client === 'object' && client !== null ? client : undefined;
+  const known = key === undefined ? undefined : namedSeams.get(key);
+  if (known !== undefined && known.seam === seam && known.baseURL === baseURL) return known.named;
   const rename = <T extends { provider: string | undefined }>(request: T | undefined): T | undefined => {
     if (request !== undefined) request.provider = providerOfBaseURL(baseURL, request.provider);
     return request;
   };
-  return {
+  const named: ClientSeam = {
     ...seam,
     modelRequest: (options) => rename(seam.modelRequest(options)),
     serialised: (options, text) => rename(seam.serialised(options, text)),
   };
+  if (key !== undefined) namedSeams.set(key, { seam, baseURL, named });
+  return named;
 }
+
+/** Each client's named seam (`namedFor`), with the seam and `baseURL` it was made for. */
+const namedSeams = new WeakMap<object, { seam: ClientSeam; baseURL: unknown; named: ClientSeam }>();
 
 /** The model request `options` are, if they are one; a hostile options object is reported, not raised. */
 function readRequest(options: RequestOptions, seam: ClientSeam): ModelRequest | undefined {
