@@ -7,14 +7,20 @@
 import { provideLazyPart } from '../../src/lazy-part';
 import * as channelCheck from '../../src/integrations/ai-sdk/channel-check';
 import * as converseCheck from '../../src/integrations/bedrock/converse-check';
+import * as fetchSeam from '../../src/integrations/fetch/fetch-seam';
+import * as replyReader from '../../src/integrations/http/reply-reader';
 import * as modelCall from '../../src/integrations/openai-agents/model-call';
 import * as turnRecorder from '../../src/integrations/openai-agents/turn-recorder';
+import * as checkRequest from '../../src/request-path/check-request';
 import * as sharedLogs from '../../src/request-path/implicit/shared-logs';
 import * as redisBuckets from '../../src/request-path/implicit/redis-buckets';
 import * as redisConnection from '../../src/request-path/implicit/redis-connection';
 
 provideLazyPart('ai-sdk/channel-check', channelCheck);
 provideLazyPart('bedrock/converse-check', converseCheck);
+provideLazyPart('fetch/fetch-seam', fetchSeam);
+provideLazyPart('http/reply-reader', replyReader);
+provideLazyPart('request-path/check-request', checkRequest);
 provideLazyPart('openai-agents/model-call', modelCall);
 provideLazyPart('openai-agents/turn-recorder', turnRecorder);
 provideLazyPart('implicit/shared-store', { ...sharedLogs, ...redisBuckets, ...redisConnection });
