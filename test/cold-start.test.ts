@@ -1,5 +1,6 @@
 // What `register` costs at a cold start that a figure cannot show alone: the
-// work it does per file of a hooked SDK. The figures are in
+// work its require hook does per required file, of a hooked SDK or of any
+// other package. The figures are in
 // bench/cold-start.ts (docs/performance.md "Cold start").
 
 import { describe, expect, it } from 'vitest';
