@@ -52,7 +52,7 @@ export function observeFetch(): () => void {
 type Awaiting = { pending: PendingReply; format: ReplyFormat } | undefined;
 
 /** One fetch call: checked if it is a model request, made with the values checked, its reply observed as the caller reads it. */
-function observeCall(fetch: Fetch, thisArg: unknown, args: unknown[]): unknown {
+export function observeCall(fetch: Fetch, thisArg: unknown, args: unknown[]): unknown {
   // A hooked client's attempt (it runs claimed, call-scope.ts) or a call a seam above took: passed on as it came, nothing
   // read or built for it. The signal test in `inspect` covers a client that left the claimed scope (a fetch of its own).
   if (currentCallScope()?.claimed === true) return Reflect.apply(fetch, thisArg, args);
