@@ -10,16 +10,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeProvider, type FakeProvider } from './support/fake-provider';
 import type { OtlpReceiver } from './support/otlp-receiver';
-import { installFreshProject, packTarball, treeWarnings } from './support/packed';
+import { installFreshProject, packTarball, pinnedVersion, treeWarnings } from './support/packed';
 import { PACKAGE_ROOT } from './support/run-node';
 import { runRegisteredApp } from './support/zero-code-app';
-
-const lock = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package-lock.json'), 'utf8')) as {
-  packages: Record<string, { version: string }>;
-};
-const mistralLock = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'test/fixtures/mistral/package-lock.json'), 'utf8')) as typeof lock;
-/** The versions the lockfiles pin, so that npm finds them in the cache. */
-const pinned = (name: string) => lock.packages[`node_modules/${name}`]!.version;
 
 /** The `overrides` block docs/zero-code.md tells Mistral users to add. */
 function documentedOverrides(): Record<string, unknown> {
@@ -45,9 +38,9 @@ afterAll(async () => {
 
 const dependencies = () => ({
   'nous-session-invariant': `file:${tarball}`,
-  '@opentelemetry/api': pinned('@opentelemetry/api'),
-  '@opentelemetry/sdk-node': pinned('@opentelemetry/sdk-node'),
-  '@mistralai/mistralai': mistralLock.packages['node_modules/@mistralai/mistralai']!.version,
+  '@opentelemetry/api': pinnedVersion('@opentelemetry/api'),
+  '@opentelemetry/sdk-node': pinnedVersion('@opentelemetry/sdk-node'),
+  '@mistralai/mistralai': pinnedVersion('@mistralai/mistralai', 'test/fixtures/mistral/package-lock.json'),
 });
 
 /** The zero-code Mistral app and the loop it shares, copied into the project. */

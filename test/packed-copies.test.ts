@@ -11,14 +11,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeProvider, type FakeProvider } from './support/fake-provider';
 import { startOtlpReceiver, type OtlpReceiver } from './support/otlp-receiver';
-import { installFreshProject, installProjectAt, packTarball } from './support/packed';
+import { installFreshProject, installProjectAt, packTarball, pinnedVersion } from './support/packed';
 import { PACKAGE_ROOT, runNode } from './support/run-node';
 
-const lock = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package-lock.json'), 'utf8')) as {
-  packages: Record<string, { version: string }>;
-};
-/** The version the repository's lockfile pins, so that npm finds it in the cache. */
-const pinned = (name: string) => lock.packages[`node_modules/${name}`]!.version;
 const fixture = (name: string) => readFileSync(join(PACKAGE_ROOT, 'test/fixtures', name), 'utf8');
 
 let project: string;
@@ -30,9 +25,9 @@ beforeAll(async () => {
   const app = installFreshProject(
     {
       'nous-session-invariant': `file:${tarball}`,
-      '@opentelemetry/api': pinned('@opentelemetry/api'),
-      '@opentelemetry/sdk-node': pinned('@opentelemetry/sdk-node'),
-      openai: pinned('openai'),
+      '@opentelemetry/api': pinnedVersion('@opentelemetry/api'),
+      '@opentelemetry/sdk-node': pinnedVersion('@opentelemetry/sdk-node'),
+      openai: pinnedVersion('openai'),
     },
     { 'app.cjs': fixture('copies/app.cjs'), 'drop-loop.cjs': fixture('drop-loop.cjs') },
   );
@@ -40,7 +35,7 @@ beforeAll(async () => {
   project = app.dir;
   const plugin = installProjectAt(
     join(project, 'plugin'),
-    { 'nous-session-invariant': `file:${tarball}`, '@opentelemetry/api': pinned('@opentelemetry/api') },
+    { 'nous-session-invariant': `file:${tarball}`, '@opentelemetry/api': pinnedVersion('@opentelemetry/api') },
     { 'index.js': fixture('copies/plugin.cjs') },
   );
   expect(plugin.npmStatus, plugin.npmOutput).toBe(0);

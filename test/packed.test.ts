@@ -9,14 +9,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeProvider, type FakeProvider } from './support/fake-provider';
 import { startOtlpReceiver, type OtlpReceiver } from './support/otlp-receiver';
-import { installFreshProject, packCleanClone, packTarball, treeWarnings } from './support/packed';
+import { installFreshProject, packCleanClone, packTarball, pinnedVersion, treeWarnings } from './support/packed';
 import { PACKAGE_ROOT, runNode } from './support/run-node';
 
-const lock = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package-lock.json'), 'utf8')) as {
-  packages: Record<string, { version: string }>;
-};
-/** The version the repository's lockfile pins, so that npm finds it in the cache. */
-const pinned = (name: string) => lock.packages[`node_modules/${name}`]!.version;
 const agentApp = readFileSync(join(PACKAGE_ROOT, 'test/fixtures/agent-app.cjs'), 'utf8');
 
 let tarball: string;
@@ -37,9 +32,9 @@ async function expectRegisterWorks(tarball: string): Promise<void> {
   const project = installFreshProject(
     {
       'nous-session-invariant': `file:${tarball}`,
-      '@opentelemetry/api': pinned('@opentelemetry/api'),
-      '@opentelemetry/sdk-node': pinned('@opentelemetry/sdk-node'),
-      openai: pinned('openai'),
+      '@opentelemetry/api': pinnedVersion('@opentelemetry/api'),
+      '@opentelemetry/sdk-node': pinnedVersion('@opentelemetry/sdk-node'),
+      openai: pinnedVersion('openai'),
     },
     { 'app.cjs': agentApp },
   );
@@ -73,7 +68,7 @@ describe('the packed tarball in a fresh project', () => {
 
   it('without it: no SDK package is installed, the core entries work, and register says what to install', async () => {
     const project = installFreshProject(
-      { 'nous-session-invariant': `file:${tarball}`, '@opentelemetry/api': pinned('@opentelemetry/api') },
+      { 'nous-session-invariant': `file:${tarball}`, '@opentelemetry/api': pinnedVersion('@opentelemetry/api') },
       {
         'core.cjs': `
           const { SessionLog, check } = require('nous-session-invariant');

@@ -60,6 +60,20 @@ export function packCleanClone(): { tarball: string; files: string[] } | undefin
   return { tarball: join(destination, packed!.filename), files: packed!.files.map((file) => file.path) };
 }
 
+/**
+ * The version of `name` that a lockfile of this repository pins (the root
+ * one unless `lockfile` names another, relative to the root), so that npm
+ * finds it in the cache the repository's install filled.
+ */
+export function pinnedVersion(name: string, lockfile = 'package-lock.json'): string {
+  const lock = JSON.parse(readFileSync(join(PACKAGE_ROOT, lockfile), 'utf8')) as {
+    packages: Record<string, { version: string } | undefined>;
+  };
+  const entry = lock.packages[`node_modules/${name}`];
+  if (entry === undefined) throw new Error(`${lockfile} pins no ${name}`);
+  return entry.version;
+}
+
 export interface FreshProject {
   dir: string;
   /** npm's combined output. */
