@@ -13,13 +13,12 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { SessionInvariantInstrumentation } from '../../src/instrumentation';
-import { SessionInvariantViolation, SessionLog, VIOLATION_METRIC, setLogger, withSession } from '../../src/index';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SessionInvariantViolation, SessionLog, VIOLATION_METRIC, withSession } from '../../src/index';
 import { CHECKS_METRIC } from '../../src/telemetry/semconv';
-import { resetWarnings } from '../../src/warnings';
 import { startFakeProvider, type FakeProvider } from '../support/fake-provider';
 import { registerOtel, type OtelHarness } from '../support/otel';
+import { useModePerTest } from '../support/instrumented';
 import { PACKAGE_ROOT } from '../support/run-node';
 
 type Turn = { role: 'user' | 'assistant'; content: unknown };
@@ -33,7 +32,6 @@ interface CountedClient {
 
 let provider: FakeProvider;
 let otel: OtelHarness;
-let instrumentation: SessionInvariantInstrumentation | undefined;
 let makers: Record<string, (fetch: Fetch) => (messages: Turn[]) => Promise<Turn>>;
 
 /** `pkg` as esbuild inlines it in a bundle: a copy of the SDK the require hook never sees. */
@@ -83,25 +81,12 @@ beforeAll(async () => {
     },
   };
 }, 120_000);
-beforeEach(() => {
-  resetWarnings();
-  setLogger({ warn: () => {} });
-});
-afterEach(() => {
-  instrumentation?.disable();
-  instrumentation = undefined;
-  setLogger(null);
-});
 afterAll(async () => {
   await otel.teardown();
   await provider.close();
 });
 
-function enable(mode: 'warn' | 'strict'): void {
-  instrumentation = new SessionInvariantInstrumentation({ mode });
-  instrumentation.setTracerProvider(otel.tracerProvider);
-  instrumentation.setMeterProvider(otel.meterProvider);
-}
+const enable = useModePerTest(() => otel);
 
 function counted(sdk: string): CountedClient {
   const client: CountedClient = { attempts: 0, send: async () => Promise.reject(new Error('unset')) };
