@@ -17,7 +17,7 @@ import local from './scripts/eslint-overlay-rule.mjs';
 
 export default defineConfig(
   {
-    ignores: ['dist/', '**/node_modules/', 'test/fixtures/', 'test/versions/', '.ci/', 'docker/', 'docs/'],
+    ignores: ['dist/', '**/node_modules/', 'test/fixtures/', 'test/versions/', '.ci/', 'docker/', 'docs/', '.tmp/'],
   },
   js.configs.recommended,
   tseslint.configs.recommendedTypeChecked,

@@ -9,3 +9,4 @@ export type {
   RedisStoreClient,
   SessionInvariantInstrumentationConfig,
 } from './instrumentation/config';
+export type { ManualModules, SdkModule } from './integrations/manual-modules';

@@ -11,6 +11,8 @@ import { contained } from '../telemetry/internal-error';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../version';
 import type { SessionInvariantInstrumentationConfig } from './config';
 import type { Patcher } from '../integrations/integration';
+import type { ManualModules } from '../integrations/manual-modules';
+import { ManualPatches } from './manual-patches';
 import { cachePackageVersions } from './package-versions';
 
 /**
@@ -28,6 +30,8 @@ export class SessionInvariantInstrumentation extends InstrumentationBase<Session
   declare private _host: RequestCheckHost | undefined;
   declare private _ownLoggerProvider: boolean | undefined;
   declare private _settings: HostSettings | undefined;
+  declare private _patcher: Patcher | undefined;
+  declare private _manual: ManualPatches | undefined;
 
   /**
    * `config`: `mode`, `captureMessageContent`, `agentName`, `implicit`, `trustInputFilters` and the
@@ -51,12 +55,43 @@ export class SessionInvariantInstrumentation extends InstrumentationBase<Session
   }
 
   protected override init(): InstrumentationNodeModuleDefinition[] {
-    const patcher: Patcher = {
+    const patcher = this.patcher();
+    return INTEGRATIONS.flatMap((integration) => integration.definitions(patcher));
+  }
+
+  /**
+   * Patches SDK modules the require hook cannot see load: an SDK a bundler
+   * inlined into the app (esbuild, webpack, a Next.js server build), or one
+   * imported as an ES module with no `--import` loader hook. Give each as the
+   * app holds it, the module (`import * as openai from 'openai'`,
+   * `require('openai')`) or its client class (`import OpenAI from 'openai'`):
+   *
+   * ```ts
+   * instrumentation.manuallyInstrument({ openai, anthropic });
+   * ```
+   *
+   * Keys: `openai`, `anthropic` (`@anthropic-ai/sdk`), `groq` (`groq-sdk`),
+   * `bedrock` (`@aws-sdk/client-bedrock-runtime`); SDKs that call `fetch`
+   * need none. Each client class is patched where the require hook patches
+   * it, by the same function, so one given twice, or also loaded through
+   * the hook, is patched once and each request checked once. A value that
+   * holds no client of its SDK, or an unknown key, is warned about once and
+   * left alone. The version of a module given by hand cannot be read (a
+   * bundle keeps no package.json), so it is not checked against the
+   * supported range. While disabled, the modules are kept and patched at
+   * `enable()`; `disable()` unpatches them.
+   */
+  manuallyInstrument(modules: ManualModules): void {
+    (this._manual ??= new ManualPatches(() => this.patcher())).add(modules, this.isEnabled());
+  }
+
+  /** shimmer's wrap and unwrap, as contrib's instrumentations use them; shared by the require hook and `manuallyInstrument`. */
+  private patcher(): Patcher {
+    return (this._patcher ??= {
       wrap: (target, name, wrapper) => this._wrap(target as Record<string, () => unknown>, name, wrapper as never),
       unwrap: (target, name) => this._unwrap(target as Record<string, () => unknown>, name),
       isWrapped,
-    };
-    return INTEGRATIONS.flatMap((integration) => integration.definitions(patcher));
+    });
   }
 
   /**
@@ -68,6 +103,7 @@ export class SessionInvariantInstrumentation extends InstrumentationBase<Session
   override enable(): void {
     this._settings = undefined; // the environment is read again
     super.enable();
+    this._manual?.enable();
     setHost(this.host());
     if (this._stops !== undefined) return;
     this._stops = INTEGRATIONS.flatMap((integration) =>
@@ -82,6 +118,7 @@ export class SessionInvariantInstrumentation extends InstrumentationBase<Session
    */
   override disable(): void {
     super.disable();
+    this._manual?.disable();
     if (this._host) clearHost(this._host);
     for (const stop of this._stops ?? []) contained('stopping an integration', stop, undefined);
     this._stops = undefined;

@@ -3,6 +3,7 @@
 
 import type { ModelRequest, SerialisedHead } from '../request-path/model-request';
 import type { Integration } from './integration';
+import type { ManualModuleKey } from './manual-modules';
 import type { RequestOptions } from './sdk-client/request-options';
 import type { WireFormat } from './wire-format';
 
@@ -15,6 +16,8 @@ import type { WireFormat } from './wire-format';
 export interface ClientSeam {
   /** The npm package. */
   module: string;
+  /** Its key in `manuallyInstrument`'s argument. */
+  manualKey: ManualModuleKey;
   /** The versions whose client has this seam with these semantics (tested). */
   range: string;
   /** The client class from the module's exports. */

@@ -28,6 +28,7 @@ export const anthropicProvider: Provider = {
   name: 'anthropic',
   client: {
     module: ANTHROPIC_MODULE,
+    manualKey: 'anthropic',
     range: ANTHROPIC_SUPPORTED,
     byteSeam: 'backendMiddleware',
     clientOf: (exports) => exports.Anthropic ?? exports.default,

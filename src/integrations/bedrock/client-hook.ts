@@ -50,11 +50,18 @@ const MIDDLEWARE_NAME = 'nousSessionInvariantConverse';
 /** Clients whose stack carries the middleware. */
 const hooked = new WeakSet<object>();
 
-/** The integration that hooks the Bedrock Runtime client (providers.ts lists it with the Bedrock provider). */
+/** The integration that hooks the Bedrock Runtime client (providers.ts lists it with the Bedrock provider), when the require hook sees it load or the app hands it to `manuallyInstrument`. */
 export const bedrockIntegration: Integration = {
   name: BEDROCK_MODULE,
   esmInclude: [BEDROCK_MODULE],
   definitions: (patcher) => [bedrockDefinition(patcher)],
+  manual: {
+    key: 'bedrock',
+    module: BEDROCK_MODULE,
+    clientClass: givenClient,
+    patch: (patcher, client) => patchSend(patcher, classPrototype(client)),
+    unpatch: (patcher, client) => unpatchSend(patcher, classPrototype(client)),
+  },
 };
 
 /** Every version is accepted, so one outside the range is reported, not skipped silently. */
@@ -65,23 +72,44 @@ function bedrockDefinition(patcher: Patcher): InstrumentationNodeModuleDefinitio
     (exports: Record<string, unknown>, version?: string) => {
       if (!isSupportedVersion(BEDROCK_MODULE, version, SUPPORTED_VERSIONS.bedrock.range, 'its requests are not checked')) return exports;
       const proto = clientPrototype(exports);
-      if (proto === undefined) return exports;
-      // `send` is smithy's Client's, inherited: only a wrap of our own on this prototype is undone, never another's on smithy's.
-      if (Object.prototype.hasOwnProperty.call(proto, 'send') && patcher.isWrapped(proto.send)) patcher.unwrap(proto, 'send');
-      patcher.wrap(proto, 'send', addMiddlewareFirst);
+      if (proto !== undefined) patchSend(patcher, proto);
       return exports;
     },
-    (exports?: Record<string, unknown>) => {
-      const proto = exports === undefined ? undefined : clientPrototype(exports);
-      if (proto !== undefined && Object.prototype.hasOwnProperty.call(proto, 'send') && patcher.isWrapped(proto.send)) {
-        patcher.unwrap(proto, 'send');
-      }
-    },
+    (exports?: Record<string, unknown>) => unpatchSend(patcher, exports === undefined ? undefined : clientPrototype(exports)),
   );
 }
 
+/**
+ * The one place that patches the client class, for the require hook and for
+ * `manuallyInstrument` alike: `send` wrapped on its prototype, a previous
+ * wrap of ours undone first, so a class patched again (either way, or by
+ * another instance) carries one wrapper.
+ */
+function patchSend(patcher: Patcher, proto: Record<string, unknown> | undefined): void {
+  if (proto === undefined) return;
+  unpatchSend(patcher, proto);
+  patcher.wrap(proto, 'send', addMiddlewareFirst);
+}
+
+/** `send` is smithy's Client's, inherited: only a wrap of our own on this prototype is undone, never another's on smithy's. */
+function unpatchSend(patcher: Patcher, proto: Record<string, unknown> | undefined): void {
+  if (proto !== undefined && Object.prototype.hasOwnProperty.call(proto, 'send') && patcher.isWrapped(proto.send))
+    patcher.unwrap(proto, 'send');
+}
+
+/** The client class in a value given to `manuallyInstrument`: the module's `BedrockRuntimeClient`, else the value itself when it is a client class with `send`. */
+function givenClient(value: object): object | undefined {
+  const named = (value as Record<string, unknown>).BedrockRuntimeClient;
+  if (classPrototype(named)) return named as object;
+  return classPrototype(value) ? value : undefined;
+}
+
 function clientPrototype(exports: Record<string, unknown>): Record<string, unknown> | undefined {
-  const client = exports.BedrockRuntimeClient;
+  return classPrototype(exports.BedrockRuntimeClient);
+}
+
+/** The prototype of a client class with `send` (the class given by hand, or the module's `BedrockRuntimeClient`). */
+function classPrototype(client: unknown): Record<string, unknown> | undefined {
   if (typeof client !== 'function') return undefined;
   const proto = (client as { prototype?: Record<string, unknown> }).prototype;
   return typeof proto?.send === 'function' ? proto : undefined;

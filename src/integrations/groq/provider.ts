@@ -19,6 +19,7 @@ export const groqProvider: Provider = {
   name: 'groq',
   client: {
     module: 'groq-sdk',
+    manualKey: 'groq',
     range: '>=1.0.0 <2',
     byteSeam: 'prepareRequest',
     clientOf: (exports) => exports.Groq ?? exports.default,

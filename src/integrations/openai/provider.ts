@@ -21,6 +21,7 @@ export const openaiProvider: Provider = {
   name: 'openai',
   client: {
     module: OPENAI_MODULE,
+    manualKey: 'openai',
     range: OPENAI_SUPPORTED,
     byteSeam: 'prepareRequest',
     clientOf: (exports) => exports.OpenAI ?? exports.default,

@@ -63,12 +63,22 @@ const awaitingByInit = new WeakMap<object, AwaitingReply>();
  */
 const awaitingBytes = new WeakMap<object, ClientSeam>();
 
-/** The integration that hooks a provider's SDK client (providers.ts lists them): its module, patched at `prepareOptions`. */
+/**
+ * The integration that hooks a provider's SDK client (providers.ts lists them): its module, patched at
+ * `prepareOptions` when the require hook sees it load, or when the app hands it to `manuallyInstrument`.
+ */
 export function clientIntegration(seam: ClientSeam): Integration {
   return {
     name: seam.module,
     esmInclude: [seam.module],
     definitions: (patcher) => [clientDefinition(seam, patcher)],
+    manual: {
+      key: seam.manualKey,
+      module: seam.module,
+      clientClass: (value) => givenClient(seam, value),
+      patch: (patcher, client) => patchClient(seam, patcher, client, undefined),
+      unpatch: unpatchClient,
+    },
   };
 }
 
@@ -78,37 +88,64 @@ function clientDefinition(seam: ClientSeam, patcher: Patcher): InstrumentationNo
     seam.module,
     ['*'],
     (exports: Record<string, unknown>, version?: string) => {
-      if (!isSupportedVersion(seam.module, version, seam.range, 'its requests are not checked')) return exports;
-      const client = seam.clientOf(exports);
-      const owner = prototypeDefining(client, 'prepareOptions');
-      if (!owner) {
-        warnOnce(`no-seam:${seam.module}@${version}`, `${seam.module} ${version} has no prepareOptions hook; its requests are not checked`);
-        return exports;
-      }
-      const byteSeamOwner = prototypeDefining(client, seam.byteSeam);
-      const bytesLater = byteSeamOwner !== undefined;
-      rewrap(patcher, owner, 'prepareOptions', (original: PrepareOptions) => hookPrepareOptions(original, seam, bytesLater));
-      if (byteSeamOwner && seam.byteSeam === 'backendMiddleware') rewrap(patcher, byteSeamOwner, 'backendMiddleware', addByteCheck);
-      // Optional seams: without them retries are still told apart by the SDK's own retry path, and replies come from the next request.
-      const optional: Array<[string, (original: never) => unknown]> = [
-        ['retryRequest', markRetry],
-        ['prepareRequest', seam.byteSeam === 'prepareRequest' ? checkPreparedRequest : linkRequestInit],
-        ['fetchWithTimeout', readReplies],
-      ];
-      for (const [method, wrapper] of optional) {
-        const methodOwner = prototypeDefining(client, method);
-        if (methodOwner) rewrap(patcher, methodOwner, method, wrapper);
+      if (isSupportedVersion(seam.module, version, seam.range, 'its requests are not checked')) {
+        patchClient(seam, patcher, seam.clientOf(exports), version);
       }
       return exports;
     },
     (exports?: Record<string, unknown>) => {
-      if (!exports) return;
-      const client = seam.clientOf(exports);
-      for (const method of ['prepareOptions', 'retryRequest', 'prepareRequest', 'fetchWithTimeout', 'backendMiddleware']) {
-        unwrapIfWrapped(patcher, prototypeDefining(client, method), method);
-      }
+      if (exports) unpatchClient(patcher, seam.clientOf(exports));
     },
   );
+}
+
+/**
+ * The client class in a value given to `manuallyInstrument`: the module's
+ * client (`clientOf`, as for the module the require hook sees), else the value
+ * itself when it is such a class; undefined if neither has `prepareOptions`.
+ */
+function givenClient(seam: ClientSeam, value: object): object | undefined {
+  const named = seam.clientOf(value as Record<string, unknown>);
+  if (prototypeDefining(named, 'prepareOptions')) return named as object;
+  return prototypeDefining(value, 'prepareOptions') ? value : undefined;
+}
+
+/** The methods the hook wraps, each on the prototype that defines it. */
+const HOOKED_METHODS = ['prepareOptions', 'retryRequest', 'prepareRequest', 'fetchWithTimeout', 'backendMiddleware'];
+
+/**
+ * The one place that patches an SDK client class, for the require hook and
+ * for `manuallyInstrument` alike. Each method is re-wrapped on the prototype
+ * that defines it (`rewrap`): a class patched again, by either way or by
+ * another instance, still carries one wrapper, so each request is checked
+ * once. `version` is the loaded package's, in the warning for a class with
+ * no seam (a class given by hand was found by its seam, and its version
+ * cannot be read: a bundle keeps no package.json).
+ */
+function patchClient(seam: ClientSeam, patcher: Patcher, client: unknown, version: string | undefined): void {
+  const owner = prototypeDefining(client, 'prepareOptions');
+  if (!owner) {
+    warnOnce(`no-seam:${seam.module}@${version}`, `${seam.module} ${version} has no prepareOptions hook; its requests are not checked`);
+    return;
+  }
+  const byteSeamOwner = prototypeDefining(client, seam.byteSeam);
+  const bytesLater = byteSeamOwner !== undefined;
+  rewrap(patcher, owner, 'prepareOptions', (original: PrepareOptions) => hookPrepareOptions(original, seam, bytesLater));
+  if (byteSeamOwner && seam.byteSeam === 'backendMiddleware') rewrap(patcher, byteSeamOwner, 'backendMiddleware', addByteCheck);
+  // Optional seams: without them retries are still told apart by the SDK's own retry path, and replies come from the next request.
+  const optional: Array<[string, (original: never) => unknown]> = [
+    ['retryRequest', markRetry],
+    ['prepareRequest', seam.byteSeam === 'prepareRequest' ? checkPreparedRequest : linkRequestInit],
+    ['fetchWithTimeout', readReplies],
+  ];
+  for (const [method, wrapper] of optional) {
+    const methodOwner = prototypeDefining(client, method);
+    if (methodOwner) rewrap(patcher, methodOwner, method, wrapper);
+  }
+}
+
+function unpatchClient(patcher: Patcher, client: unknown): void {
+  for (const method of HOOKED_METHODS) unwrapIfWrapped(patcher, prototypeDefining(client, method), method);
 }
 
 function markRetry(original: RetryRequest): RetryRequest {

@@ -9,7 +9,7 @@ import type { RunKey } from '../run';
 import { Conversation, type LastRequest } from './conversation';
 import type { ConversationStore } from './conversation-store';
 import { endsInAssistant, type Seen } from './seen-request';
-import { storedSketch } from './stored-sketches';
+import { sketchOf } from './stored-sketches';
 
 /** Where and when a request is written, and whether its sketches keep previews. */
 export interface RequestWrite {
@@ -29,7 +29,7 @@ export function extendWithRequest(write: RequestWrite, conversation: Conversatio
   write.store.extend(
     conversation,
     seen.fingerprints.slice(from),
-    seen.messages.slice(from).map((m) => storedSketch(m, write.captureContent)),
+    sketchesOf(seen, from, write.captureContent),
     { run: write.run, length: seen.fingerprints.length - offset, prefill: endsInAssistant(seen), replyObserved: false },
     write.now,
   );
@@ -41,7 +41,7 @@ export function conversationOfRequest(write: RequestWrite, seen: Seen, first: nu
   const conversation = new Conversation(
     number,
     seen.fingerprints,
-    seen.messages.map((m) => storedSketch(m, write.captureContent)),
+    sketchesOf(seen, 0, write.captureContent),
     seen.fingerprints[first]!,
     write.now,
     { run: write.run, length: seen.messages.length, prefill: endsInAssistant(seen), replyObserved: false },
@@ -69,4 +69,11 @@ export function branchAt(
   const branch = new Conversation(conversation.number, fingerprints, sketches, conversation.key, now, lastRequest);
   store.branch(branch);
   return branch;
+}
+
+/** The stored sketches of the request's messages from `from` on. */
+function sketchesOf(seen: Seen, from: number, captureContent: boolean): MessageSketch[] {
+  const sketches = new Array<MessageSketch>(Math.max(0, seen.messages.length - from));
+  for (let i = from; i < seen.messages.length; i++) sketches[i - from] = sketchOf(seen, i, captureContent, false);
+  return sketches;
 }

@@ -30,7 +30,8 @@ import { ObservedReplies } from './observed-replies';
 import { StoredReplies } from './stored-replies';
 import { storedSketch } from './stored-sketches';
 import { branchAt, conversationOfRequest, extendWithRequest } from './conversation-writes';
-import { byteHasher } from './bytes/byte-hash';
+import { byteHasher, type ByteHasher } from './bytes/byte-hash';
+import { readFromDivergence, type DivergentReading } from './divergence';
 import { ByteConversations } from './bytes/byte-conversations';
 import { continuedByTail } from './byte-tail';
 
@@ -154,9 +155,12 @@ export class ImplicitLogs {
    * read only in its new elements. When those are the reply as observed
    * followed by new user messages and tool results answering calls among
    * them, it is a continuation the rules would pass (§8.2 rule 3): it is
-   * counted as a passing check and the conversation extended. Anything else
-   * gives undefined, and the caller reads the whole request for the rules:
-   * a byte difference is never a violation by itself.
+   * counted as a passing check and the conversation extended. Any other
+   * request that starts like a kept conversation's bytes goes to the rules
+   * read from its last equal mark on (`readDivergent`), which decide on it
+   * as on the request read whole; anything else gives undefined, and the
+   * caller reads the whole request for the rules. A byte difference is
+   * never a violation by itself.
    */
   checkBytes(body: SerialisedBody, reaction: CheckReaction): ImplicitOutcome | undefined {
     const hasher = byteHasher();
@@ -164,21 +168,41 @@ export class ImplicitLogs {
     const now = this.#now();
     this.#store.evict(now);
     const continued = this.#bytes.continuation(hasher, body);
-    if (continued === undefined) return undefined;
-    const conversation = continued.conversation;
-    if (continued.since !== conversation.lastRequest || conversation.lastRequest.prefill) return undefined;
-    const added = continuedByTail(body, continued.tail, conversation.fingerprints.slice(continued.messagesAt), FINGERPRINT_OPTIONS);
-    if (added === undefined) return undefined;
-    report(undefined, reaction);
-    this.#store.extend(
-      conversation,
-      added.fingerprints,
-      added.messages.map((m) => storedSketch(m, reaction.captureContent)),
-      { run: currentRun(), length: conversation.length + added.messages.length, prefill: false, replyObserved: false },
-      now,
-    );
-    continued.commit(conversation.length, conversation.lastRequest);
-    return { pending: this.#pending(this.#store, conversation, added) };
+    if (continued !== undefined) {
+      const conversation = continued.conversation;
+      const added =
+        continued.since !== conversation.lastRequest || conversation.lastRequest.prefill
+          ? undefined
+          : continuedByTail(body, continued.tail, conversation.fingerprints.slice(continued.messagesAt), FINGERPRINT_OPTIONS);
+      if (added !== undefined) {
+        report(undefined, reaction);
+        this.#store.extend(
+          conversation,
+          added.fingerprints,
+          added.messages.map((m) => storedSketch(m, reaction.captureContent)),
+          { run: currentRun(), length: conversation.length + added.messages.length, prefill: false, replyObserved: false },
+          now,
+        );
+        continued.commit(conversation.length, conversation.lastRequest);
+        return { pending: this.#pending(this.#store, conversation, added) };
+      }
+    }
+    const diverged = this.readDivergent(hasher, body, reaction.captureContent);
+    return diverged === undefined ? undefined : this.checkLocally(diverged.read, reaction, currentRun(), body);
+  }
+
+  /**
+   * The violation path's reading (divergence.ts): a request that does not
+   * extend a kept conversation's bytes but starts like them, read from its
+   * last equal mark on, the elements before taken from the conversation;
+   * undefined when it must be read whole. Not with content capture on: the
+   * sketches a conversation keeps may then lack the previews a report of
+   * the request would carry.
+   */
+  readDivergent(hasher: ByteHasher, body: SerialisedBody, captureContent: boolean): DivergentReading | undefined {
+    if (captureContent) return undefined;
+    const divergence = this.#bytes.divergence(hasher, body);
+    return divergence === undefined ? undefined : readFromDivergence(body, divergence, (m) => this.#fingerprint(m));
   }
 
   /**

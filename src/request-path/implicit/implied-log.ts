@@ -10,7 +10,7 @@ import type { ViolationDetails } from '../../invariant/violation';
 import { reconstruct, type RequestAndLog } from '../../invariant/reconstruct';
 import type { Conversation } from './conversation';
 import type { Seen } from './seen-request';
-import { storedSketch, visibleSketch } from './stored-sketches';
+import { sketchOf } from './stored-sketches';
 
 /** A log the request is compared with: the conversation, or the conversation it implies. */
 export interface Implied {
@@ -31,7 +31,7 @@ export function concat(
   for (let i = from; i < seen.messages.length; i++) {
     if (!keep(i)) continue;
     fingerprints.push(seen.fingerprints[i]!);
-    sketches.push(storedSketch(seen.messages[i], captureContent));
+    sketches.push(sketchOf(seen, i, captureContent, false));
   }
   return { fingerprints, sketches };
 }
@@ -82,7 +82,7 @@ class RequestAndImplied implements RequestAndLog {
   }
 
   requestSketch(i: number): MessageSketch {
-    return visibleSketch(this.#seen.messages[i], this.#captureContent);
+    return sketchOf(this.#seen, i, this.#captureContent, true);
   }
 
   logSketch(j: number): MessageSketch {

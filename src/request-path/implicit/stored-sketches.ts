@@ -4,7 +4,8 @@
 // are interned.
 
 import { stableSlot } from '../../invariant/stable-messages';
-import { sketch, type MessageSketch } from '../../invariant/sketch';
+import { sketch, withoutPreview, type MessageSketch } from '../../invariant/sketch';
+import type { Seen } from './seen-request';
 
 /**
  * A sketch to keep: no text (unless content capture is on), and one shared
@@ -24,6 +25,19 @@ export function storedSketch(message: unknown, captureContent: boolean): Message
 export function visibleSketch(message: unknown, captureContent: boolean): MessageSketch {
   const s = sketch(message);
   return captureContent || !('preview' in s) ? s : { ...s, preview: null };
+}
+
+/**
+ * The sketch of the request's message `i`, stored (`storedSketch`) or
+ * visible (`visibleSketch`): for a message the request was not read for
+ * (`seen.known`), the conversation's sketch of it, with no preview. (The
+ * violation path takes that range only with content capture off, when every
+ * sketch of a message is its content-free one.)
+ */
+export function sketchOf(seen: Seen, i: number, captureContent: boolean, visible: boolean): MessageSketch {
+  const known = seen.known;
+  if (known !== undefined && i >= known.from && i < known.to) return withoutPreview(known.sketches[i - known.from]!);
+  return visible ? visibleSketch(seen.messages[i], captureContent) : storedSketch(seen.messages[i], captureContent);
 }
 
 // The sketch and name tables' policy: cleared whole once past 10,000 entries. A

@@ -18,6 +18,8 @@ export interface BodyLayout {
   readonly p0: number;
   /** The end of the first non-system element. */
   readonly firstEnd: number;
+  /** The end of the last leading system element (`open + 1` when there is none). */
+  readonly systemEnd: number;
 }
 
 /** Whether the element at `start` is an object whose `role` is `system` or `developer`. */
@@ -42,7 +44,7 @@ export function bodyLayout(body: string, arrayKey: ConversationArrayKey): BodyLa
   for (;;) {
     const next = nextElement(body, open, from);
     if (next === undefined) return undefined;
-    if (!isSystemElement(body, next.start)) return { open, systemCount, p0: next.start, firstEnd: next.end };
+    if (!isSystemElement(body, next.start)) return { open, systemCount, p0: next.start, firstEnd: next.end, systemEnd: from ?? open + 1 };
     systemCount++;
     from = next.end;
   }

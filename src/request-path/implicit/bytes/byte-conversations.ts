@@ -6,9 +6,18 @@
 
 import type { SerialisedBody } from '../../model-request';
 import type { ByteHasher, PrefixStream } from './byte-hash';
-import { appendElements, bytesSeen, latestBoundaries, newByteRecord, type ByteRecord } from './byte-record';
+import {
+  appendElements,
+  appendMarks,
+  bytesSeen,
+  latestBoundaries,
+  markEnds,
+  MARK_EVERY,
+  newByteRecord,
+  type ByteRecord,
+} from './byte-record';
 import { bodyLayout, type BodyLayout, type ConversationArrayKey } from './body-layout';
-import { arrayElements, type ElementSpan } from './json-scan';
+import { arrayElements, objectEndsAt, type ElementSpan } from './json-scan';
 import { PrefixIndex, restream } from './prefix-index';
 
 /** The array a wire format's conversation is in; undefined for a format the byte path does not read. */
@@ -41,10 +50,34 @@ export interface ByteContinuation<C> {
   commit(messages: number, since: unknown): void;
 }
 
+/**
+ * A request whose bytes do not extend a kept conversation's but start like
+ * them: how many of its leading non-system elements are known equal to that
+ * conversation's last request's (by the marks), and where they are.
+ */
+export interface ByteDivergence<C> {
+  conversation: C;
+  /** The conversation's length when its bytes were recorded, and how many non-system elements those bytes had. */
+  messagesAt: number;
+  elementsAt: number;
+  /** The token `since` given when the bytes were recorded. */
+  since: unknown;
+  layout: BodyLayout;
+  /** The counts of leading elements known equal, largest first (each a multiple of `MARK_EVERY`, or all of the recorded bytes). */
+  equal: number[];
+  /** The request's elements after its first `count` non-system ones (undefined when the array does not scan). */
+  tailAfter(count: number): ElementSpan[] | undefined;
+}
+
+/** How many conversations that start alike (by their first element's bytes) the violation path compares a request with, the latest first. */
+const ALIKE = 4;
+
 /** The byte records of a set of conversations, and the lookup by bytes. */
 export class ByteConversations<C extends object> {
   readonly #records = new WeakMap<C, KeptBytes<C>>();
   readonly #index = new PrefixIndex<WeakRef<C>>();
+  /** By key, the conversations last recorded under it, oldest first (at most `ALIKE`): where a request that diverges is compared. */
+  readonly #latest = new Map<bigint, WeakRef<C>[]>();
   #indexed = 0;
   readonly #alive: (conversation: C) => boolean;
   readonly #limit: number;
@@ -84,6 +117,7 @@ export class ByteConversations<C extends object> {
       tail,
       commit: (messages, since) => {
         record.since = since;
+        this.#noteLatest(record);
         this.#extend(record, layout, tail, stream, messages);
       },
     };
@@ -105,7 +139,43 @@ export class ByteConversations<C extends object> {
       reference: new WeakRef(conversation),
     };
     this.#records.set(conversation, record);
+    this.#noteLatest(record);
     this.#extend(record, layout, elements.slice(layout.systemCount), hasher.stream(body.text, layout.p0), messages);
+  }
+
+  /**
+   * The kept conversation, among the latest that start like `body`, whose
+   * last request's bytes `body` shares the most leading elements with,
+   * compared mark by mark; undefined when none shares a mark. For a request
+   * the fast path did not take (it does not extend those bytes): the
+   * elements before its first difference need not be read.
+   */
+  divergence(hasher: ByteHasher, body: SerialisedBody): ByteDivergence<C> | undefined {
+    const arrayKey = arrayKeyOf(body.format);
+    if (arrayKey === undefined) return undefined;
+    const text = body.text;
+    const layout = bodyLayout(text, arrayKey);
+    if (layout === undefined) return undefined;
+    const latest = this.#latest.get(hasher.digest(text, layout.p0, layout.firstEnd));
+    let best: { conversation: C; record: KeptBytes<C>; equal: number[] } | undefined;
+    for (let i = (latest?.length ?? 0) - 1; i >= 0; i--) {
+      const conversation = latest![i]!.deref();
+      const record = conversation === undefined ? undefined : this.#records.get(conversation);
+      if (conversation === undefined || record === undefined || !this.#alive(conversation)) continue;
+      const equal = equalElements(hasher, text, layout.p0, record);
+      if (equal.length > 0 && (best === undefined || equal[0]! > best.equal[0]!)) best = { conversation, record, equal };
+    }
+    if (best === undefined) return undefined;
+    const { record } = best;
+    return {
+      conversation: best.conversation,
+      messagesAt: record.messages,
+      elementsAt: record.count,
+      since: record.since,
+      layout,
+      equal: best.equal,
+      tailAfter: (count) => arrayElements(text, layout.open, layout.p0 + record.ends[count - 1]!),
+    };
   }
 
   /** Forgets what `conversation` kept of its bytes (something other than a request with a body changed it). */
@@ -114,10 +184,37 @@ export class ByteConversations<C extends object> {
     this.#records.delete(conversation);
   }
 
+  /** Makes `record`'s conversation the latest recorded under its key. */
+  #noteLatest(record: KeptBytes<C>): void {
+    const latest = this.#latest.get(record.key) ?? [];
+    const reference = record.reference;
+    const at = latest.indexOf(reference);
+    if (at >= 0) latest.splice(at, 1);
+    else if (latest.length >= ALIKE) latest.shift();
+    latest.push(reference);
+    this.#latest.set(record.key, latest);
+  }
+
   #extend(record: KeptBytes<C>, layout: BodyLayout, added: readonly ElementSpan[], stream: PrefixStream, messages: number): void {
     const ends = added.map((span) => span.end - layout.p0);
     const digests = new Map<number, bigint>();
-    for (const end of latestBoundaries(ends)) digests.set(end, stream.digestTo(layout.p0 + end));
+    // One stream, front to back: the marks and the latest boundaries, in the order of their ends.
+    const marked = markEnds(record, ends);
+    const latest = latestBoundaries(ends);
+    const marks: bigint[] = [];
+    for (let m = 0, b = 0; m < marked.length || b < latest.length;) {
+      const end = b >= latest.length || (m < marked.length && marked[m]! <= latest[b]!) ? marked[m]! : latest[b]!;
+      const digest = stream.digestTo(layout.p0 + end);
+      if (m < marked.length && marked[m] === end) {
+        marks.push(digest);
+        m++;
+      }
+      if (b < latest.length && latest[b] === end) {
+        digests.set(end, digest);
+        b++;
+      }
+    }
+    appendMarks(record, marks);
     const reference = record.reference;
     for (const dropped of appendElements(record, ends, digests)) this.#index.delete(record.key, dropped.length, dropped.digest, reference);
     for (const [length, digest] of digests) {
@@ -130,6 +227,14 @@ export class ByteConversations<C extends object> {
 
   /** Drops index entries of conversations no longer kept or whose bytes moved on. */
   #sweep(): void {
+    for (const [key, latest] of this.#latest) {
+      const kept = latest.filter((reference) => {
+        const conversation = reference.deref();
+        return conversation !== undefined && this.#alive(conversation) && this.#records.get(conversation)?.reference === reference;
+      });
+      if (kept.length === 0) this.#latest.delete(key);
+      else this.#latest.set(key, kept);
+    }
     this.#indexed = this.#index.retain((reference, key, length, digest) => {
       const conversation = reference.deref();
       const record = conversation === undefined ? undefined : this.#records.get(conversation);
@@ -142,4 +247,30 @@ export class ByteConversations<C extends object> {
       );
     });
   }
+}
+
+/**
+ * How many leading non-system elements `s` (from `p0`) shares with `record`'s
+ * bytes, as far as its marks tell: each count known equal, largest first
+ * (all of the recorded elements when the whole recorded bytes are equal).
+ * Hashes the request once, front to back, up to its first unequal mark.
+ */
+function equalElements(hasher: ByteHasher, s: string, p0: number, record: ByteRecord): number[] {
+  const equal: number[] = [];
+  let stream: PrefixStream | undefined;
+  for (let k = 0; k < record.markCount; k++) {
+    const count = (k + 1) * MARK_EVERY;
+    const end = p0 + record.ends[count - 1]!;
+    if (end > s.length || !objectEndsAt(s, end)) return equal;
+    stream ??= hasher.stream(s, p0);
+    if (stream.digestTo(end) !== record.marks[k]) return equal;
+    equal.unshift(count);
+  }
+  const seen = bytesSeen(record);
+  const last = record.boundaries[record.boundaries.length - 1];
+  if (record.count > (equal[0] ?? 0) && last !== undefined && last.length === seen && p0 + seen <= s.length && objectEndsAt(s, p0 + seen)) {
+    stream ??= hasher.stream(s, p0);
+    if (stream.digestTo(p0 + seen) === last.digest) equal.unshift(record.count);
+  }
+  return equal;
 }

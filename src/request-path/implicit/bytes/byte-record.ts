@@ -10,6 +10,15 @@
 /** How many of the latest element boundaries keep the digest of the bytes up to them. */
 export const BOUNDARY_DIGESTS = 4;
 
+/**
+ * Every how many elements a conversation keeps a mark: the digest of its
+ * bytes up to that element's end. A request that does not extend the bytes
+ * is compared mark by mark, so the elements before the last equal mark are
+ * known equal without reading them (the violation path reads from there).
+ * 8 bytes per 16 messages.
+ */
+export const MARK_EVERY = 16;
+
 /** The digest of the bytes `[p0, p0 + length)`, at an element boundary. */
 export interface BoundaryDigest {
   readonly length: number;
@@ -25,11 +34,14 @@ export interface ByteRecord {
   count: number;
   /** The digests at the last `BOUNDARY_DIGESTS` element ends, oldest first: the newest is the bytes seen so far. */
   boundaries: BoundaryDigest[];
+  /** `marks[k]`: the digest of the bytes up to the end of element `(k + 1) * MARK_EVERY - 1`; `markCount` of them are in use. */
+  marks: BigUint64Array;
+  markCount: number;
 }
 
 /** A record for a conversation whose first non-system element's bytes hash to `key`, with no elements yet. */
 export function newByteRecord(key: bigint): ByteRecord {
-  return { key, ends: new Uint32Array(8), count: 0, boundaries: [] };
+  return { key, ends: new Uint32Array(8), count: 0, boundaries: [], marks: new BigUint64Array(2), markCount: 0 };
 }
 
 /** The length of the bytes the conversation has been sent (from p0 to the end of its last element). */
@@ -56,6 +68,24 @@ export function appendElements(record: ByteRecord, ends: readonly number[], dige
   const dropped =
     record.boundaries.length > BOUNDARY_DIGESTS ? record.boundaries.splice(0, record.boundaries.length - BOUNDARY_DIGESTS) : [];
   return dropped;
+}
+
+/** The ends, among `ends` about to be appended to `record`, that take a mark (ascending). */
+export function markEnds(record: ByteRecord, ends: readonly number[]): number[] {
+  const marked: number[] = [];
+  for (let e = (record.markCount + 1) * MARK_EVERY - 1; e < record.count + ends.length; e += MARK_EVERY)
+    marked.push(ends[e - record.count]!);
+  return marked;
+}
+
+/** Appends the marks `markEnds` asked for, in order. */
+export function appendMarks(record: ByteRecord, digests: readonly bigint[]): void {
+  if (record.markCount + digests.length > record.marks.length) {
+    const grown = new BigUint64Array(Math.max(record.markCount + digests.length, record.marks.length * 2));
+    grown.set(record.marks.subarray(0, record.markCount));
+    record.marks = grown;
+  }
+  for (const digest of digests) record.marks[record.markCount++] = digest;
 }
 
 /** The ends of the last `BOUNDARY_DIGESTS` of `ends` (those whose digests a record keeps). */

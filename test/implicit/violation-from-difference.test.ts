@@ -1,0 +1,185 @@
+// The violation path reads a request from where its bytes first differ from
+// the conversation's (request-path/implicit/divergence.ts): for random
+// conversations and random faults, what it reports is what reading the whole
+// request reports, and it does not read the elements before the difference.
+
+import fc from 'fast-check';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Message } from '../../src/index';
+import { fromOpenAIChat, toOpenAIChat } from '../../src/adapters';
+import { ImplicitLogs } from '../../src/request-path/implicit/implicit-logs';
+import { loadByteHasher } from '../../src/request-path/implicit/bytes/byte-hash';
+import { MARK_EVERY } from '../../src/request-path/implicit/bytes/byte-record';
+import { implicitReaction } from '../support/implicit-harness';
+import type { SerialisedBody } from '../../src/request-path/model-request';
+import type { InvariantInstruments } from '../../src/telemetry/instruments';
+import type { ViolationDetails } from '../../src/invariant/violation';
+import { setLogger } from '../../src/warnings';
+
+beforeAll(async () => {
+  await loadByteHasher();
+  setLogger({ warn: () => {} });
+});
+
+const counter = { add: () => {} };
+const instruments = {
+  violations: counter,
+  checks: counter,
+  internalErrors: counter,
+  evictions: counter,
+} as unknown as InvariantInstruments;
+const reaction = implicitReaction(instruments);
+
+/** The body the `openai` client sends for `messages`, counting the elements its reader is handed; and the request read whole. */
+function serialise(messages: readonly Message[], counted: { elements: number }): { body: SerialisedBody; read: Message[] } {
+  const text = JSON.stringify({ model: 'm', messages: toOpenAIChat(messages) });
+  const parsed = JSON.parse(text) as { messages: unknown[] };
+  const readElements = (entries: readonly unknown[]): Message[] => {
+    counted.elements += entries.length;
+    return fromOpenAIChat(entries);
+  };
+  return { body: { text, format: 'openai.chat', readElements }, read: fromOpenAIChat(parsed.messages) };
+}
+
+const newLogs = () => new ImplicitLogs({ maxConversations: 100, idleTimeoutMs: 3_600_000 }, () => instruments);
+
+/** Two logs fed the same requests: one with the bytes (fast path and violation path first), one reading every request whole. */
+function pair() {
+  const withBytes = newLogs();
+  const whole = newLogs();
+  const counted = { elements: 0 };
+  return {
+    counted,
+    /** Sends `messages` to both; the reply (if any) goes back to both. Gives both violations and whether the bytes decided. */
+    send(messages: readonly Message[], reply?: Message) {
+      const { body, read } = serialise(messages, counted);
+      const byBytes = withBytes.checkBytes(body, reaction);
+      const bytesDecided = byBytes !== undefined;
+      const a = byBytes ?? withBytes.check({ provider: 'test', model: 'm', messages: read, body }, reaction);
+      const b = whole.check({ provider: 'test', model: 'm', messages: read }, reaction);
+      if (reply !== undefined) {
+        a.pending?.reply([reply]);
+        b.pending?.reply([reply]);
+      }
+      return { withBytes: a.violation, whole: b.violation, bytesDecided };
+    },
+  };
+}
+
+const words = fc.string({ minLength: 1, maxLength: 8, unit: fc.constantFrom('a', 'b', ' ', '"', '\\', 'é', '日') });
+/** A conversation's turns: a question, then an answer, or a tool call and its result then an answer. */
+const turns = fc.array(fc.record({ question: words, answer: words, tool: fc.boolean() }), { minLength: 15, maxLength: 40 });
+const fault = fc.oneof(
+  fc.record({ kind: fc.constant('drop' as const), at: fc.nat() }),
+  fc.record({ kind: fc.constant('modify' as const), at: fc.nat(), to: words }),
+  fc.record({ kind: fc.constant('reorder' as const), at: fc.nat() }),
+  fc.record({ kind: fc.constant('insert' as const), at: fc.nat(), content: words }),
+  fc.record({ kind: fc.constant('tool-result-dropped' as const), at: fc.nat() }),
+);
+
+function transcript(spec: { question: string; answer: string; tool: boolean }[], tag: string): Message[] {
+  const out: Message[] = [{ role: 'system', content: 'be brief' }];
+  spec.forEach((t, i) => {
+    out.push({ role: 'user', content: i === 0 ? `${tag} ${t.question}` : t.question });
+    if (t.tool) {
+      const id = `call_${i}`;
+      out.push({ role: 'assistant', content: null, toolCalls: [{ id, name: 'look', arguments: `{"q":${i}}` }] });
+      out.push({ role: 'tool', content: t.answer, toolCallId: id });
+    }
+    out.push({ role: 'assistant', content: `${t.answer} (${i})` });
+  });
+  return out;
+}
+
+/** `messages` with the fault put in, past the leading system message and the first question. */
+type Fault = typeof fault extends fc.Arbitrary<infer F> ? F : never;
+function withFault(messages: readonly Message[], f: Fault): Message[] {
+  const out = [...messages];
+  const at = 2 + (f.at % (out.length - 2));
+  switch (f.kind) {
+    case 'drop':
+      out.splice(at, 1);
+      break;
+    case 'modify':
+      out[at] = { ...out[at]!, content: `${String(out[at]!.content)}${f.to}` };
+      break;
+    case 'reorder':
+      if (at + 1 < out.length) [out[at], out[at + 1]] = [out[at + 1]!, out[at]!];
+      else [out[at - 1], out[at]] = [out[at]!, out[at - 1]!];
+      break;
+    case 'insert':
+      out.splice(at, 0, { role: 'user', content: f.content });
+      break;
+    case 'tool-result-dropped': {
+      const tools = out.map((m, i) => (m.role === 'tool' ? i : -1)).filter((i) => i >= 0);
+      out.splice(tools.length > 0 ? tools[f.at % tools.length]! : at, 1);
+      break;
+    }
+  }
+  return out;
+}
+
+const reported = (v: ViolationDetails | undefined) => (v === undefined ? 'ok' : v);
+
+describe('the violation path reads from the first difference', () => {
+  it('reports, for any conversation and fault, what reading the whole request reports', () => {
+    let decidedByBytes = 0;
+    fc.assert(
+      fc.property(turns, fault, fault, fc.nat({ max: 3 }), fc.boolean(), (spec, f, then, extended, observed) => {
+        const logs = pair();
+        let history: Message[] = [...transcript(spec, `c${Math.random()}`), { role: 'user', content: 'go on' }];
+        logs.send(history, { role: 'assistant', content: 'first reply' });
+        history = [...history, { role: 'assistant', content: 'first reply' }];
+        // A few correct turns, taken by the fast path, so that marks are also recorded from continuations.
+        for (let i = 0; i < extended; i++) {
+          history = [...history, { role: 'user', content: `more ${i}` }];
+          const reply: Message = { role: 'assistant', content: `reply ${i}` };
+          const sent = logs.send(history, observed ? reply : undefined);
+          expect(reported(sent.withBytes)).toEqual(reported(sent.whole));
+          history = [...history, reply];
+        }
+        const faulty = [...withFault(history, f), { role: 'user' as const, content: 'and now?' }];
+        const sent = logs.send(faulty, { role: 'assistant', content: 'after the fault' });
+        expect(reported(sent.withBytes)).toEqual(reported(sent.whole));
+        if (sent.bytesDecided) decidedByBytes++;
+        // What each recorded (the sketches of the messages not read included): the next request, correct or with
+        // a fault of its own, is reported alike too.
+        const next: Message[] = [...faulty, { role: 'assistant', content: 'after the fault' }, { role: 'user', content: 'next' }];
+        const correct = logs.send(next, { role: 'assistant', content: 'after next' });
+        expect(reported(correct.withBytes)).toEqual(reported(correct.whole));
+        const again = logs.send([
+          ...withFault(next, then),
+          { role: 'assistant', content: 'after next' },
+          { role: 'user', content: 'again' },
+        ]);
+        expect(reported(again.withBytes)).toEqual(reported(again.whole));
+      }),
+      { numRuns: 150 },
+    );
+    // Most faults fall after the first mark: the property must have exercised the violation path, not only the fallback.
+    expect(decidedByBytes).toBeGreaterThan(75);
+  });
+
+  it('a drop in the middle of 1,000 messages reads the elements from the mark before it, not the whole request', () => {
+    const logs = pair();
+    const spec = Array.from({ length: 340 }, (_, i) => ({ question: `q${i}`, answer: `a${i}`, tool: i % 2 === 0 }));
+    const history: Message[] = [
+      ...transcript(spec, 'long'),
+      { role: 'user', content: 'go on' },
+      { role: 'assistant', content: 'first reply' },
+    ];
+    expect(history.length).toBeGreaterThan(1_000);
+    logs.send(history.slice(0, -1), history[history.length - 1]);
+    const middle = history.findIndex((m, i) => i >= history.length / 2 && m.role === 'user');
+    const dropped = [...history.slice(0, middle), ...history.slice(middle + 1), { role: 'user' as const, content: 'and now?' }];
+    logs.counted.elements = 0;
+    const sent = logs.send(dropped);
+    expect(sent.bytesDecided).toBe(true);
+    expect(sent.withBytes?.kind).toBe('missing_message');
+    expect(sent.withBytes).toEqual(sent.whole);
+    // The system element, the elements from a mark before the last one before the drop: about half.
+    const read = logs.counted.elements;
+    expect(read).toBeLessThanOrEqual(1 + (dropped.length - middle) + 2 * MARK_EVERY);
+    expect(read).toBeGreaterThanOrEqual(dropped.length - middle);
+  });
+});
