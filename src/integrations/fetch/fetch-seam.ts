@@ -9,9 +9,11 @@
 // sends that value (read-once.ts), a Request's body is read from a copy,
 // and the reply is taken as the caller reads the response
 // (http/reply-reader.ts). The body checked goes to the check as the string
-// it is (`ModelRequest.body`). Whatever fetch returns is returned as it is.
-// One wrap per process (fetch-registry.ts), so each request passes one seam. A request made by an SDK client the client hook checks is left to
-// that hook, so it is counted once: known by the abort signal the hooked
+// it is (`ModelRequest.body`). Whatever fetch returns is returned as it is
+// (a request strict mode refuses never reaches fetch: below). One wrap per
+// process (fetch-registry.ts), so each request passes one seam. A request
+// made by an SDK client the client hook checks is left to that hook, so it
+// is counted once: known by the abort signal the hooked
 // client hands fetch (request-path/call-scope.ts, shared by every copy of the
 // package), not by its headers, which an unhooked copy of the same SDK (a
 // bundle's) sends too. Strict mode refuses a request here before it is
