@@ -91,13 +91,17 @@ describe('manuallyInstrument', () => {
     );
   });
 
-  it('takes a client class without a static self-reference (Anthropic) and the Bedrock client, by module or by class', () => {
+  it('takes a client class without a static self-reference (Anthropic), Groq and the Bedrock client, by module or by class', () => {
     const anthropic = requireSdk('@anthropic-ai/sdk') as { Anthropic: unknown };
     const bedrock = createRequire(resolve(BEDROCK_ROOT, 'package.json'))('@aws-sdk/client-bedrock-runtime') as {
       BedrockRuntimeClient: { prototype: { send: { __original?: unknown } } };
     };
     suite.env.instrumentation.manuallyInstrument({ anthropic: anthropic.Anthropic as object, bedrock });
     suite.env.instrumentation.manuallyInstrument({ bedrock: bedrock.BedrockRuntimeClient });
+    const groq = requireSdk('groq-sdk') as { Groq: unknown };
+    suite.env.instrumentation.manuallyInstrument({ groq });
+    suite.env.instrumentation.manuallyInstrument({ groq: groq.Groq as object });
+    expect(wrappedOnce(seamOf(groq.Groq).prepareOptions)).toBe(true);
     expect(wrappedOnce(seamOf(anthropic.Anthropic).prepareOptions)).toBe(true);
     expect(wrappedOnce(bedrock.BedrockRuntimeClient.prototype.send)).toBe(true);
     expect(warn).not.toHaveBeenCalled();
