@@ -7,10 +7,18 @@
 // compared with. HOOK_ONLY=1 (with START_SDK=1) then adds an
 // instrumentation that patches nothing but hooks both SDKs, as one of
 // contrib's would: the require hook's own cost, which any instrumentation of
-// these modules pays. BENCH_LIST=1 adds the package's own modules it loaded.
+// these modules pays. INSTRUMENT=1 (with START_SDK=1) passes this package's
+// instrumentation to that NodeSDK, as an app that sets up OpenTelemetry
+// itself does: the instrumentation's own cost, without `register`.
+// BENCH_LIST=1 adds the package's own modules it loaded.
 if (process.env.START_SDK === '1') {
   const { NodeSDK } = require('@opentelemetry/sdk-node');
-  new NodeSDK().start();
+  const instrumentations = [];
+  if (process.env.INSTRUMENT === '1') {
+    const { SessionInvariantInstrumentation } = require('nous-session-invariant/instrumentation');
+    instrumentations.push(new SessionInvariantInstrumentation());
+  }
+  new NodeSDK({ instrumentations }).start();
 }
 if (process.env.HOOK_ONLY === '1') {
   const { InstrumentationBase, InstrumentationNodeModuleDefinition } = require('@opentelemetry/instrumentation');

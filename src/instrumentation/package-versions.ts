@@ -1,31 +1,27 @@
-// The one place that decides how this instrumentation learns the version of a
-// package it hooks: once per package folder. `InstrumentationBase` reads the
-// folder's package.json again for every file of a hooked package that is
-// loaded (hundreds for `openai` and `@anthropic-ai/sdk`, since the integrations
-// that patch internal files make the hook see every file), which was about a
-// third of the require hook's cost at a cold start (docs/performance.md "Cold
-// start"). A folder's package.json does not change while the process runs.
+// The one place that decides how the instrumentation learns the version of a
+// package it hooks: its folder's package.json, read once per folder. The
+// require hook reports each hooked file with its package folder; reading the
+// manifest again for every file of a hooked package (as
+// `@opentelemetry/instrumentation` does) was about a third of the hook's
+// cost at a cold start (docs/performance.md "Cold start"). A folder's
+// package.json does not change while the process runs.
 
-/** The base class's own lookup, which it calls with a package's folder. */
-interface VersionLookup {
-  _extractPackageVersion?(baseDir: string): string | undefined;
-}
+import { diag } from '@opentelemetry/api';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 const versions = new Map<string, string | undefined>();
 
-/**
- * Makes `prototype` (an `InstrumentationBase` subclass's) look each package
- * folder's version up once. A no-op if the base class has no such method (a
- * version of `@opentelemetry/instrumentation` that reads it otherwise).
- */
-export function cachePackageVersions(prototype: object): void {
-  const target = prototype as VersionLookup;
-  const lookup = target._extractPackageVersion;
-  if (typeof lookup !== 'function') return;
-  target._extractPackageVersion = function (this: unknown, baseDir: string): string | undefined {
-    if (versions.has(baseDir)) return versions.get(baseDir);
-    const version = lookup.call(this, baseDir);
-    versions.set(baseDir, version);
-    return version;
-  };
+/** The `version` in `baseDir`'s package.json, or undefined (said once on the diagnostic logger) if it has none. */
+export function packageVersion(baseDir: string): string | undefined {
+  if (versions.has(baseDir)) return versions.get(baseDir);
+  let version: string | undefined;
+  try {
+    const read = (JSON.parse(readFileSync(join(baseDir, 'package.json'), 'utf8')) as { version?: unknown }).version;
+    version = typeof read === 'string' ? read : undefined;
+  } catch {
+    diag.warn('Failed extracting version', baseDir);
+  }
+  versions.set(baseDir, version);
+  return version;
 }

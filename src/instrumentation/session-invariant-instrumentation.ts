@@ -2,7 +2,9 @@
 // SDKs and frameworks send against the session log, or, with none bound,
 // against the conversation the package keeps itself.
 
-import { InstrumentationBase, isWrapped, type InstrumentationNodeModuleDefinition } from '@opentelemetry/instrumentation';
+import { isWrapped, type InstrumentationModuleDefinition } from '@opentelemetry/instrumentation';
+// The base of `InstrumentationBase` (config, providers, tracer, meter, logger), without its require hook.
+import { InstrumentationAbstract } from '@opentelemetry/instrumentation/build/src/instrumentation';
 import { INTEGRATIONS } from '../integrations/index';
 import { clearHost, setHost, settingsFrom, type HostSettings, type RequestCheckHost } from '../request-path/host';
 import { apiEventLogger } from '../telemetry/evaluation-event';
@@ -10,10 +12,10 @@ import { createInstruments, type InvariantInstruments } from '../telemetry/instr
 import { contained } from '../telemetry/internal-error';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../version';
 import type { SessionInvariantInstrumentationConfig } from './config';
-import type { Patcher } from '../integrations/integration';
 import type { ManualModules } from '../integrations/manual-modules';
+import type { Patcher } from '../integrations/integration';
 import { ManualPatches } from './manual-patches';
-import { cachePackageVersions } from './package-versions';
+import { moduleExportsPatcher, ModulePatches } from './module-patches';
 
 /**
  * An OpenTelemetry instrumentation, used like any of contrib's: pass it to
@@ -21,11 +23,17 @@ import { cachePackageVersions } from './package-versions';
  * `enable()` patches the SDK clients and starts the process-wide seams (the
  * AI SDK's telemetry channel, the fetch seam); `disable()` undoes both, so the
  * two ways of turning the package on behave the same.
+ *
+ * It is an `Instrumentation` as `@opentelemetry/instrumentation` defines it,
+ * but not an `InstrumentationBase`: that class installs a require hook that
+ * resolves every file any code requires, which costs more at a cold start
+ * than this whole package is allowed. The SDK modules are hooked by the
+ * package's own hook, which looks only at them (require-hook.ts).
  */
-export class SessionInvariantInstrumentation extends InstrumentationBase<SessionInvariantInstrumentationConfig> {
-  // `declare`: the base constructor calls _updateMetricInstruments(), init()
-  // and enable() before subclass field initializers would run.
+export class SessionInvariantInstrumentation extends InstrumentationAbstract<SessionInvariantInstrumentationConfig> {
+  // `declare`: the base constructor calls _updateMetricInstruments() before subclass field initializers would run.
   declare private _instruments: InvariantInstruments;
+  declare private _patches: ModulePatches;
   declare private _stops: Array<() => void> | undefined;
   declare private _host: RequestCheckHost | undefined;
   declare private _ownLoggerProvider: boolean | undefined;
@@ -37,11 +45,13 @@ export class SessionInvariantInstrumentation extends InstrumentationBase<Session
    * `config`: `mode`, `captureMessageContent`, `agentName`, `implicit`, `trustInputFilters` and the
    * standard `enabled`. Each setting is the fallback for requests that name
    * none (a call option, then the bound session, win; docs/behaviour.md §5.5,
-   * §8.7). Like any `InstrumentationBase`, it enables itself unless `enabled`
+   * §8.7). Like any of contrib's instrumentations, it enables itself unless `enabled`
    * is `false`.
    */
   constructor(config: SessionInvariantInstrumentationConfig = {}) {
     super(PACKAGE_NAME, PACKAGE_VERSION, config);
+    this._patches = new ModulePatches(this.init());
+    if (this._config.enabled) this.enable();
   }
 
   protected override _updateMetricInstruments(): void {
@@ -49,12 +59,12 @@ export class SessionInvariantInstrumentation extends InstrumentationBase<Session
   }
 
   /** Like contrib's: the given provider gets the `gen_ai.evaluation.result` log events, not the global one. */
-  override setLoggerProvider(loggerProvider: Parameters<InstrumentationBase['setLoggerProvider']>[0]): void {
+  override setLoggerProvider(loggerProvider: Parameters<InstrumentationAbstract['setLoggerProvider']>[0]): void {
     super.setLoggerProvider(loggerProvider);
     this._ownLoggerProvider = true;
   }
 
-  protected override init(): InstrumentationNodeModuleDefinition[] {
+  protected override init(): InstrumentationModuleDefinition[] {
     const patcher = this.patcher();
     return INTEGRATIONS.flatMap((integration) => integration.definitions(patcher));
   }
@@ -87,11 +97,11 @@ export class SessionInvariantInstrumentation extends InstrumentationBase<Session
 
   /** shimmer's wrap and unwrap, as contrib's instrumentations use them; shared by the require hook and `manuallyInstrument`. */
   private patcher(): Patcher {
-    return (this._patcher ??= {
-      wrap: (target, name, wrapper) => this._wrap(target as Record<string, () => unknown>, name, wrapper as never),
-      unwrap: (target, name) => this._unwrap(target as Record<string, () => unknown>, name),
+    return (this._patcher ??= moduleExportsPatcher(
+      (target, name, wrapper) => this._wrap(target as Record<string, () => unknown>, name, wrapper as never),
+      (target, name) => this._unwrap(target as Record<string, () => unknown>, name),
       isWrapped,
-    });
+    ));
   }
 
   /**
@@ -102,7 +112,7 @@ export class SessionInvariantInstrumentation extends InstrumentationBase<Session
    */
   override enable(): void {
     this._settings = undefined; // the environment is read again
-    super.enable();
+    this._patches.enable();
     this._manual?.enable();
     setHost(this.host());
     if (this._stops !== undefined) return;
@@ -117,11 +127,16 @@ export class SessionInvariantInstrumentation extends InstrumentationBase<Session
    * the global providers and the environment.
    */
   override disable(): void {
-    super.disable();
+    this._patches.disable();
     this._manual?.disable();
     if (this._host) clearHost(this._host);
     for (const stop of this._stops ?? []) contained('stopping an integration', stop, undefined);
     this._stops = undefined;
+  }
+
+  /** Whether the instrumentation is enabled (as `InstrumentationBase` says it). */
+  isEnabled(): boolean {
+    return this._patches.isEnabled();
   }
 
   /** Like any instrumentation's; the settings, and the environment they fall back to, are read again at the next request. */
@@ -164,5 +179,3 @@ export class SessionInvariantInstrumentation extends InstrumentationBase<Session
     return (this._settings ??= settingsFrom(this.getConfig()));
   }
 }
-
-cachePackageVersions(SessionInvariantInstrumentation.prototype);

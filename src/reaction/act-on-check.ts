@@ -5,7 +5,7 @@
 
 import { trace, type Span } from '@opentelemetry/api';
 import type { Mode } from '../invariant/mode';
-import { booleanFromEnv, isTestEnvironment } from '../environment';
+import { isTestEnvironment } from '../environment';
 import { SessionInvariantViolation, withoutPreviews, type CheckResult, type ViolationDetails } from '../invariant/violation';
 import type { OwnedSpan } from '../telemetry/check-span';
 import { apiEventLogger, emitEvaluationEvent, type EventLogger } from '../telemetry/evaluation-event';
@@ -13,7 +13,6 @@ import type { InvariantInstruments } from '../telemetry/instruments';
 import { reportInternalError } from '../telemetry/internal-error';
 import { applyPreviewPolicy, type PreviewPolicy } from '../telemetry/previews';
 import { redactSecretsFromEnv } from '../telemetry/secret-shapes';
-import { CAPTURE_CONTENT_ENV_VAR } from '../telemetry/semconv';
 import { tracingSuppressed } from '../telemetry/suppressed';
 import { recordCheck, recordViolation, type LogKind } from '../telemetry/violation-event';
 import { violationLine } from '../telemetry/violation-line';
@@ -121,15 +120,6 @@ function isPlain(value: unknown): boolean {
 /** The app's policy, with secret redaction on unless the policy or NOUS_SESSION_INVARIANT_REDACT_SECRETS turns it off. */
 function previewPolicy(policy: PreviewPolicy | undefined): PreviewPolicy {
   return { ...policy, redactSecrets: policy?.redactSecrets ?? redactSecretsFromEnv() };
-}
-
-/**
- * `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`, read as contrib's
- * GenAI instrumentations read it (`booleanFromEnv`): `true` or `false` in
- * any case; anything else is warned about once and means off.
- */
-export function captureContentFromEnv(env?: NodeJS.ProcessEnv): boolean {
-  return booleanFromEnv(CAPTURE_CONTENT_ENV_VAR, false, 'content capture', env);
 }
 
 function strictAllowedHere(): boolean {

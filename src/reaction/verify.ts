@@ -10,8 +10,8 @@ import { conversationIdOf } from '../log/conversation-id';
 import type { SessionLog } from '../log/session-log';
 import type { Message } from '../model/messages';
 import { reportInternalError } from '../telemetry/internal-error';
-import { actOnCheck, captureContentFromEnv } from './act-on-check';
-import { contentCaptureOption, type ContentCaptureOption } from './content-capture-option';
+import { actOnCheck } from './act-on-check';
+import { captureContentFromEnv, contentCaptureOption, type ContentCaptureOption } from './content-capture-option';
 
 /**
  * Options of `verify`. Unlike the request path, `verify` consults neither a

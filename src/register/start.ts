@@ -44,8 +44,8 @@ function start(env: Env): Registration {
   const meterProvider = registeredMeterProvider();
   // A meter provider is all the counters need: with one registered, register only attaches.
   const starter = meterProvider ? undefined : loadSdkStarter(tracerProvider !== undefined);
-  // Made after the SDK is loaded: the require hook the instrumentation installs then never sees the SDK's own
-  // hundreds of modules (docs/performance.md "Cold start").
+  // Made after the SDK is loaded, as an app that starts NodeSDK itself makes its instrumentations (the require
+  // hook the instrumentation installs looks only at the SDKs it patches: docs/performance.md "Cold start").
   const instrumentation = new SessionInvariantInstrumentation();
   const attached = { instrumentation, sdk: undefined, shutdown: async () => {} };
   if (tracerProvider) instrumentation.setTracerProvider(tracerProvider);

@@ -75,6 +75,7 @@ const fault = fc.oneof(
   fc.record({ kind: fc.constant('reorder' as const), at: fc.nat() }),
   fc.record({ kind: fc.constant('insert' as const), at: fc.nat(), content: words }),
   fc.record({ kind: fc.constant('tool-result-dropped' as const), at: fc.nat() }),
+  fc.record({ kind: fc.constant('truncate' as const), at: fc.nat() }),
 );
 
 function transcript(spec: { question: string; answer: string; tool: boolean }[], tag: string): Message[] {
@@ -110,6 +111,9 @@ function withFault(messages: readonly Message[], f: Fault): Message[] {
     case 'insert':
       out.splice(at, 0, { role: 'user', content: f.content });
       break;
+    case 'truncate':
+      // The request ends where the history is cut, maybe in an assistant message (a prefill): nothing is added after.
+      return out.slice(0, at);
     case 'tool-result-dropped': {
       const tools = out.map((m, i) => (m.role === 'tool' ? i : -1)).filter((i) => i >= 0);
       out.splice(tools.length > 0 ? tools[f.at % tools.length]! : at, 1);
@@ -138,7 +142,8 @@ describe('the violation path reads from the first difference', () => {
           expect(reported(sent.withBytes)).toEqual(reported(sent.whole));
           history = [...history, reply];
         }
-        const faulty = [...withFault(history, f), { role: 'user' as const, content: 'and now?' }];
+        const faulty =
+          f.kind === 'truncate' ? withFault(history, f) : [...withFault(history, f), { role: 'user' as const, content: 'and now?' }];
         const sent = logs.send(faulty, { role: 'assistant', content: 'after the fault' });
         expect(reported(sent.withBytes)).toEqual(reported(sent.whole));
         if (sent.bytesDecided) decidedByBytes++;
@@ -158,6 +163,26 @@ describe('the violation path reads from the first difference', () => {
     );
     // Most faults fall after the first mark: the property must have exercised the violation path, not only the fallback.
     expect(decidedByBytes).toBeGreaterThan(75);
+  });
+
+  it('a request cut at a mark in an assistant message (a prefill) is reported and continued as when read whole', () => {
+    const logs = pair();
+    const spec = Array.from({ length: 30 }, (_, i) => ({ question: `q${i}`, answer: `a${i}`, tool: i % 3 === 0 }));
+    const history: Message[] = [
+      ...transcript(spec, 'cut'),
+      { role: 'user', content: 'go on' },
+      { role: 'assistant', content: 'first reply' },
+    ];
+    logs.send(history.slice(0, -1), history[history.length - 1]);
+    // The system message, then a multiple of MARK_EVERY elements ending in an assistant message.
+    const cut = [MARK_EVERY, 2 * MARK_EVERY, 3 * MARK_EVERY].find((k) => history[k]?.role === 'assistant' && history[k]?.content !== null)!;
+    expect(cut).toBeDefined();
+    const prefill = history.slice(0, cut + 1);
+    const first = logs.send(prefill, { role: 'assistant', content: ' and more' });
+    expect(reported(first.withBytes)).toEqual(reported(first.whole));
+    const merged: Message = { role: 'assistant', content: `${String(history[cut]!.content)} and more` };
+    const next = logs.send([...prefill.slice(0, -1), merged, { role: 'user', content: 'next' }]);
+    expect(reported(next.withBytes)).toEqual(reported(next.whole));
   });
 
   it('a drop in the middle of 1,000 messages reads the elements from the mark before it, not the whole request', () => {

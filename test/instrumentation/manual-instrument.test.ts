@@ -23,8 +23,13 @@ const warn = captureWarnings();
 /** openai's ES module build (index.mjs), imported natively: a class of its own, which the require hook never saw. */
 let esm: OpenAIModule;
 
+/** The ES module build beside a package's CommonJS main (`index.mjs` next to `index.js`). */
+function esmBuildOf(name: string): string {
+  return requireSdk.resolve(name).replace(/index\.js$/, 'index.mjs');
+}
+
 beforeAll(async () => {
-  esm = (await import(requireSdk.resolve('openai').replace(/index\.js$/, 'index.mjs'))) as OpenAIModule;
+  esm = (await import(esmBuildOf('openai'))) as OpenAIModule;
 });
 afterAll(() => {
   // The suite's instrumentation is the one in force again.
@@ -91,18 +96,26 @@ describe('manuallyInstrument', () => {
     );
   });
 
-  it('takes a client class without a static self-reference (Anthropic), Groq and the Bedrock client, by module or by class', () => {
-    const anthropic = requireSdk('@anthropic-ai/sdk') as { Anthropic: unknown };
+  it('patches the ES module builds of @anthropic-ai/sdk (a class with no static self-reference) and groq-sdk, by module or by class', async () => {
+    const anthropic = (await import(esmBuildOf('@anthropic-ai/sdk'))) as { Anthropic: object };
+    const groq = (await import(esmBuildOf('groq-sdk'))) as { Groq: object };
+    expect(anthropic.Anthropic).not.toBe((requireSdk('@anthropic-ai/sdk') as { Anthropic: object }).Anthropic);
+    expect(isWrapped(seamOf(anthropic.Anthropic).prepareOptions)).toBe(false);
+    expect(isWrapped(seamOf(groq.Groq).prepareOptions)).toBe(false);
+    suite.env.instrumentation.manuallyInstrument({ anthropic: anthropic.Anthropic, groq });
+    suite.env.instrumentation.manuallyInstrument({ anthropic, groq: groq.Groq });
+    expect(wrappedOnce(seamOf(anthropic.Anthropic).prepareOptions)).toBe(true);
+    expect(wrappedOnce(seamOf(anthropic.Anthropic).backendMiddleware as { __original?: unknown })).toBe(true);
+    expect(wrappedOnce(seamOf(groq.Groq).prepareOptions)).toBe(true);
+    expect(warn).not.toHaveBeenCalled();
+  });
+
+  it('takes the Bedrock client the require hook patched, by module and by class, and leaves one wrapper', () => {
     const bedrock = createRequire(resolve(BEDROCK_ROOT, 'package.json'))('@aws-sdk/client-bedrock-runtime') as {
       BedrockRuntimeClient: { prototype: { send: { __original?: unknown } } };
     };
-    suite.env.instrumentation.manuallyInstrument({ anthropic: anthropic.Anthropic as object, bedrock });
+    suite.env.instrumentation.manuallyInstrument({ bedrock });
     suite.env.instrumentation.manuallyInstrument({ bedrock: bedrock.BedrockRuntimeClient });
-    const groq = requireSdk('groq-sdk') as { Groq: unknown };
-    suite.env.instrumentation.manuallyInstrument({ groq });
-    suite.env.instrumentation.manuallyInstrument({ groq: groq.Groq as object });
-    expect(wrappedOnce(seamOf(groq.Groq).prepareOptions)).toBe(true);
-    expect(wrappedOnce(seamOf(anthropic.Anthropic).prepareOptions)).toBe(true);
     expect(wrappedOnce(bedrock.BedrockRuntimeClient.prototype.send)).toBe(true);
     expect(warn).not.toHaveBeenCalled();
   });

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { InMemoryLogRecordExporter, LoggerProvider, SimpleLogRecordProcessor } from '@opentelemetry/sdk-logs';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SessionLog, VIOLATION_EVENT, VIOLATION_METRIC } from '../../src/index';
-import { captureContentFromEnv } from '../../src/reaction/act-on-check';
+import { captureContentFromEnv } from '../../src/reaction/content-capture-option';
 import { BEHAVIOUR_DOCS_URL } from '../../src/telemetry/docs-link';
 import { INTERNAL_ERROR_METRIC } from '../../src/telemetry/semconv';
 import { ghostRequest, useInstrumentedProvider } from '../support/instrumented';

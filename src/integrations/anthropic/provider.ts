@@ -3,8 +3,7 @@
 
 import type { Provider } from '../provider';
 import { SUPPORTED_VERSIONS } from '../supported-versions';
-import { anthropicModelRequest, anthropicSerialised } from './model-request';
-import { anthropicWireFormat } from './wire-format';
+import { anthropicReading, anthropicWireFormat } from './wire-format';
 
 /** The npm package the Anthropic client hook patches; also its name in warnings and its ESM loader hook entry. */
 export const ANTHROPIC_MODULE = '@anthropic-ai/sdk';
@@ -32,8 +31,8 @@ export const anthropicProvider: Provider = {
     range: ANTHROPIC_SUPPORTED,
     byteSeam: 'backendMiddleware',
     clientOf: (exports) => exports.Anthropic ?? exports.default,
-    modelRequest: anthropicModelRequest,
-    serialised: anthropicSerialised,
+    modelRequest: (options) => anthropicReading().anthropicModelRequest(options),
+    serialised: (options, text) => anthropicReading().anthropicSerialised(options, text),
   },
   wireFormats: [anthropicWireFormat],
 };

@@ -55,7 +55,7 @@ export function observeFetch(): () => void {
 type Awaiting = { pending: PendingReply; format: ReplyFormat } | undefined;
 
 /** One fetch call: checked if it is a model request, made with the values checked, its reply observed as the caller reads it. */
-function observeCall(fetch: Fetch, thisArg: unknown, args: unknown[]): unknown {
+export function observeCall(fetch: Fetch, thisArg: unknown, args: unknown[]): unknown {
   const [input, init] = args;
   const sent = new SentRequest(input, init);
   let inspected: Inspected;

@@ -1,7 +1,14 @@
-// The fetch seam, as long as the instrumentation is enabled.
+// The fetch seam, as long as the instrumentation is enabled. The wrap of
+// `globalThis.fetch` is in place from `enable()`; the seam itself (the request
+// path behind it) loads at the first call of fetch, not at start-up
+// (docs/performance.md "Cold start").
 
 import type { Integration } from '../integration';
-import { observeFetch } from './fetch-seam';
+import { lazyPart } from '../../lazy-part';
+import { registerFetchObserver } from './fetch-registry';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded at the first fetch call, not at start-up
+const fetchSeam = lazyPart('fetch/fetch-seam', () => require('./fetch-seam') as typeof import('./fetch-seam'));
 
 /**
  * The fetch seam while the instrumentation is enabled: `globalThis.fetch` POSTs
@@ -12,5 +19,5 @@ export const fetchIntegration: Integration = {
   name: 'fetch',
   esmInclude: [],
   definitions: () => [],
-  start: observeFetch,
+  start: () => registerFetchObserver((fetch, thisArg, args) => fetchSeam().observeCall(fetch, thisArg, args)),
 };

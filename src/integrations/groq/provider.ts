@@ -7,7 +7,7 @@
 
 import type { ModelRequest, SerialisedHead } from '../../request-path/model-request';
 import type { Provider } from '../provider';
-import { openAIModelRequest, openAISerialised } from '../openai/model-request';
+import { openaiReading } from '../openai/wire-format';
 
 /** `gen_ai.provider.name` of Groq requests, as the OpenTelemetry GenAI conventions name the provider. */
 const GROQ_PROVIDER = 'groq';
@@ -23,8 +23,8 @@ export const groqProvider: Provider = {
     range: '>=1.0.0 <2',
     byteSeam: 'prepareRequest',
     clientOf: (exports) => exports.Groq ?? exports.default,
-    modelRequest: (options) => named(openAIModelRequest(options)),
-    serialised: (options, text) => named(openAISerialised(options, text)),
+    modelRequest: (options) => named(openaiReading().openAIModelRequest(options)),
+    serialised: (options, text) => named(openaiReading().openAISerialised(options, text)),
   },
   wireFormats: [],
 };

@@ -3,8 +3,7 @@
 
 import type { Provider } from '../provider';
 import { SUPPORTED_VERSIONS } from '../supported-versions';
-import { openAIModelRequest, openAISerialised } from './model-request';
-import { openaiChatWireFormat, openaiResponsesWireFormat } from './wire-format';
+import { openaiChatWireFormat, openaiReading, openaiResponsesWireFormat } from './wire-format';
 
 /** The npm package the OpenAI client hook patches; also its name in warnings and its ESM loader hook entry. */
 export const OPENAI_MODULE = 'openai';
@@ -25,8 +24,8 @@ export const openaiProvider: Provider = {
     range: OPENAI_SUPPORTED,
     byteSeam: 'prepareRequest',
     clientOf: (exports) => exports.OpenAI ?? exports.default,
-    modelRequest: openAIModelRequest,
-    serialised: openAISerialised,
+    modelRequest: (options) => openaiReading().openAIModelRequest(options),
+    serialised: (options, text) => openaiReading().openAISerialised(options, text),
   },
   wireFormats: [openaiChatWireFormat, openaiResponsesWireFormat],
 };

@@ -22,15 +22,22 @@ import { isSupportedVersion } from '../supported-version';
 import { rewrap, unwrapIfWrapped, type Integration, type Patcher } from '../integration';
 import type { ClientSeam } from '../provider';
 import { providerOfBaseURL } from '../fetch/callers';
-import { boundLogInForce, checkModelRequest, checkSerialisedRequest, checksRequests } from '../../request-path/check-request';
 import type { PendingReply } from '../../request-path/reply';
 import type { ModelRequest, ReplyFormat, SerialisedHead } from '../../request-path/model-request';
-import { observeReplyFor } from '../http/reply-reader';
+import { lazyPart } from '../../lazy-part';
 import { sendAsClientRequest } from '../../request-path/call-scope';
 import { reportInternalError } from '../../telemetry/internal-error';
 import { warnOnce } from '../../warnings';
 import { readableByReplyReader } from './node-fetch-response';
 import type { RequestOptions } from './request-options';
+
+/* eslint-disable @typescript-eslint/no-require-imports -- the request path loads at the first request, not at start-up (docs/performance.md "Cold start") */
+const requestPath = lazyPart(
+  'request-path/check-request',
+  () => require('../../request-path/check-request') as typeof import('../../request-path/check-request'),
+);
+const replyReader = lazyPart('http/reply-reader', () => require('../http/reply-reader') as typeof import('../http/reply-reader'));
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 type PrepareOptions = (this: unknown, options: RequestOptions) => unknown;
 type RetryRequest = (this: unknown, options: RequestOptions, ...rest: unknown[]) => unknown;
@@ -231,7 +238,7 @@ function readReplies(original: FetchWithTimeout): FetchWithTimeout {
     // is registered first, so it runs before the caller's continuation reads the body.
     const observe = (value: unknown): void => {
       const awaiting = awaitingNow();
-      if (awaiting) observeReplyFor(value, awaiting.format, awaiting.pending, readableByReplyReader);
+      if (awaiting) replyReader().observeReplyFor(value, awaiting.format, awaiting.pending, readableByReplyReader);
     };
     if (response instanceof Promise) response.then(observe, () => {});
     else observe(response);
@@ -282,13 +289,13 @@ function inspect(options: RequestOptions | undefined, seam: ClientSeam, bytesLat
     retrying.delete(options);
     return;
   }
-  if (!checksRequests()) return; // switched off: the request is not even read
-  if (bytesLater && !boundLogInForce()) {
+  if (!requestPath().checksRequests()) return; // switched off: the request is not even read
+  if (bytesLater && !requestPath().boundLogInForce()) {
     awaitingBytes.set(options, seam);
     return;
   }
   const request = readRequest(options, seam);
-  if (request !== undefined) awaitReply(options, request.replyFormat, checkModelRequest(request, {}, SEAM));
+  if (request !== undefined) awaitReply(options, request.replyFormat, requestPath().checkModelRequest(request, {}, SEAM));
 }
 
 /**
@@ -344,13 +351,13 @@ function checkWithBody(options: unknown, body: unknown): void {
   }
   if (head === undefined) {
     const request = readRequest(options, seam);
-    if (request !== undefined) awaitReply(options, request.replyFormat, checkModelRequest(request, {}, SEAM));
+    if (request !== undefined) awaitReply(options, request.replyFormat, requestPath().checkModelRequest(request, {}, SEAM));
     return;
   }
   awaitReply(
     options,
     head.body.format,
-    checkSerialisedRequest(head, () => readRequest(options, seam), SEAM),
+    requestPath().checkSerialisedRequest(head, () => readRequest(options, seam), SEAM),
   );
 }
 

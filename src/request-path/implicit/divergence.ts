@@ -57,7 +57,9 @@ export function readFromDivergence(
   for (const known of tries) {
     const spans = divergence.tailAfter(known);
     if (spans === undefined) return undefined;
-    const tail = spans.length === 0 ? [] : parsed(body.text, spans[0]!.start, spans[spans.length - 1]!.end, readElements);
+    // The request's last message is read, never a known one: a prefill the reply continues is merged with it.
+    if (spans.length === 0) continue;
+    const tail = parsed(body.text, spans[0]!.start, spans[spans.length - 1]!.end, readElements);
     if (tail === undefined || tail.length !== spans.length) return undefined;
     // The known elements hold no orphan (the bytes were recorded from a request that passed); a tool result after
     // them whose call is not after them too is read again from an earlier mark.
