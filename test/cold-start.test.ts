@@ -53,4 +53,19 @@ describe('a cold start under register', () => {
     // Both SDKs were hooked (their versions were read), and each folder was read once: the SDKs load hundreds of files.
     expect(reads).toMatchObject({ 'node_modules/openai': 1, 'node_modules/@anthropic-ai/sdk': 1 });
   });
+
+  it('keeps the Instrumentation contract on its own hook: registered, patched once, unpatched by disable(), patched again by enable()', async () => {
+    const run = await runNode(['test/fixtures/cold-start/contract.cjs'], NO_EXPORTS);
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout.trim().split('\n').at(-1)!)).toEqual({
+      madeEnabled: false,
+      registeredEnabled: true,
+      required: 1,
+      requiredAgain: 1,
+      disabled: 0,
+      enabledTwice: 1,
+      names: ['openai', '@anthropic-ai/sdk', 'groq-sdk', '@aws-sdk/client-bedrock-runtime', 'ai', '@openai/agents-core'],
+      identity: ['nous-session-invariant', false],
+    });
+  });
 });

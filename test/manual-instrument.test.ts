@@ -5,7 +5,8 @@
 // to a loopback server. Each build's client is hooked, and patched once:
 // a correct loop is silent with one check per request, a dropped tool
 // result is reported once (one span event, a counter of one), and strict
-// mode refuses it before it is sent, which only the client hook can do.
+// mode refuses it before it is sent with the violation itself (a build not
+// handed over is refused at the fetch seam, with the package's 422).
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeProvider, type FakeProvider } from './support/fake-provider';
@@ -118,10 +119,14 @@ describe('the CommonJS and the ES module build of openai in one process', () => 
     120_000,
   );
 
-  it('strict, the ES module build not given: only the fetch seam sees it, which records the drop and sends it', async () => {
+  it('strict, the ES module build not given: only the fetch seam sees it, which refuses the drop with its 422', async () => {
     // What manuallyInstrument changes: without it the ES module build's client is not hooked.
     const run = await runTwoBuilds({ MANUAL: '0', NOUS_SESSION_INVARIANT: 'strict', NODE_ENV: 'test' });
-    expect(run.results, run.stderr).toEqual({ ...ALL_DONE, 'cjs dropped': 'refused missing_message' });
+    expect(run.results, run.stderr).toEqual({
+      ...ALL_DONE,
+      'cjs dropped': 'refused missing_message',
+      'esm dropped': 'refused at the fetch seam missing_message',
+    });
     expect(run.violations).toBe(2);
   }, 120_000);
 });

@@ -7,19 +7,17 @@
 
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { SessionInvariantInstrumentation } from '../../src/instrumentation';
-import { SessionInvariantViolation, SessionLog, VIOLATION_METRIC, setLogger, withSession } from '../../src/index';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SessionInvariantViolation, SessionLog, VIOLATION_METRIC, withSession } from '../../src/index';
 import { CHECKS_METRIC } from '../../src/telemetry/semconv';
-import { resetWarnings } from '../../src/warnings';
 import { registerOtel, type OtelHarness } from '../support/otel';
+import { useModePerTest } from '../support/instrumented';
 
 /** A loopback Chat Completions server that keeps the raw bytes of every request. */
 let server: Server;
 let base: string;
 const received: Buffer[] = [];
 let otel: OtelHarness;
-let instrumentation: SessionInvariantInstrumentation | undefined;
 
 beforeAll(async () => {
   server = createServer((req, res) => {
@@ -37,25 +35,12 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/chat/completions`;
   otel = registerOtel();
 });
-beforeEach(() => {
-  resetWarnings();
-  setLogger({ warn: () => {} });
-});
-afterEach(() => {
-  instrumentation?.disable();
-  instrumentation = undefined;
-  setLogger(null);
-});
 afterAll(async () => {
   await otel.teardown();
   await new Promise((resolve) => server.close(resolve));
 });
 
-function enable(mode: 'warn' | 'strict' = 'warn'): void {
-  instrumentation = new SessionInvariantInstrumentation({ mode });
-  instrumentation.setTracerProvider(otel.tracerProvider);
-  instrumentation.setMeterProvider(otel.meterProvider);
-}
+const enable = useModePerTest(() => otel);
 
 const chat = (content: string): string => JSON.stringify({ model: 'gpt-test', messages: [{ role: 'user', content }] });
 const json = { 'content-type': 'application/json' };

@@ -3,8 +3,9 @@
 
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
-import { afterAll, beforeAll, beforeEach } from 'vitest';
-import { SessionLog, withSession } from '../../src/index';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
+import { SessionLog, setLogger, withSession } from '../../src/index';
+import { resetWarnings } from '../../src/warnings';
 import { SessionInvariantInstrumentation, type SessionInvariantInstrumentationConfig } from '../../src/instrumentation';
 import { startFakeProvider, type FakeProvider } from './fake-provider';
 import { registerOtel, type OtelHarness } from './otel';
@@ -33,6 +34,29 @@ export function instrument(config: SessionInvariantInstrumentationConfig = {}): 
   const openai = requireSdk('openai') as OpenAIModule;
   const anthropic = requireSdk('@anthropic-ai/sdk') as AnthropicModule;
   return { otel, instrumentation, openai, anthropic };
+}
+
+/**
+ * The instrumentation enabled by each test that asks, in the mode it asks for
+ * (the returned `enable`), on the providers of `otel()`; disabled after the
+ * test. Warnings are reset before each test and not printed during it.
+ */
+export function useModePerTest(otel: () => OtelHarness): (mode?: 'warn' | 'strict') => void {
+  let instrumentation: SessionInvariantInstrumentation | undefined;
+  beforeEach(() => {
+    resetWarnings();
+    setLogger({ warn: () => {} });
+  });
+  afterEach(() => {
+    instrumentation?.disable();
+    instrumentation = undefined;
+    setLogger(null);
+  });
+  return (mode = 'warn') => {
+    instrumentation = new SessionInvariantInstrumentation({ mode });
+    instrumentation.setTracerProvider(otel().tracerProvider);
+    instrumentation.setMeterProvider(otel().meterProvider);
+  };
 }
 
 export interface InstrumentedSuite {

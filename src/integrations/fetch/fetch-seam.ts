@@ -9,18 +9,22 @@
 // sends that value (read-once.ts), a Request's body is read from a copy,
 // and the reply is taken as the caller reads the response
 // (http/reply-reader.ts). The body checked goes to the check as the string
-// it is (`ModelRequest.body`). Whatever fetch returns is returned as it is.
-// One wrap per process (fetch-registry.ts), so each request passes one seam. A request made by an SDK client the client hook checks is left to
-// that hook, so it is counted once: known by the abort signal the hooked
+// it is (`ModelRequest.body`). Whatever fetch returns is returned as it is
+// (a request strict mode refuses never reaches fetch: below). One wrap per
+// process (fetch-registry.ts), so each request passes one seam. A request
+// made by an SDK client the client hook checks is left to that hook, so it
+// is counted once: known by the abort signal the hooked
 // client hands fetch (request-path/call-scope.ts, shared by every copy of the
 // package), not by its headers, which an unhooked copy of the same SDK (a
-// bundle's) sends too. Strict mode refuses a request here
-// before it is sent: the call's promise rejects with the violation itself,
-// which the AI SDK's providers hand to the caller as it is, not retried (they
-// retry only their own retryable API errors). A Stainless client this seam
-// checks (a version the client hook does not support) would retry a throw
-// from fetch and wrap it, so its requests are recorded only there (strict
-// counts as warn).
+// bundle's) sends too. Strict mode refuses a request here before it is
+// sent, one attempt, and records nothing of it in the implicit log (the
+// model never saw it): the call's promise rejects with the violation itself,
+// which the AI SDK's providers hand to the caller as it is, not retried
+// (they retry only their own retryable API errors); a Stainless client this
+// seam checks (an unhooked copy or version, `together-ai`), which would
+// retry a throw and wrap it as a connection error, gets a refusal response
+// that names this package instead, and throws its own API error carrying
+// it, not retried (refusal.ts).
 
 import { checkModelRequest, checksRequests } from '../../request-path/check-request';
 import type { PendingReply } from '../../request-path/reply';
@@ -32,6 +36,7 @@ import { observeReplyFor } from '../http/reply-reader';
 import type { WireFormat } from '../wire-format';
 import { formatOfPath, mayBeModelURL as mayBeProviderURL } from '../providers';
 import { registerFetchObserver } from './fetch-registry';
+import { STAINLESS_HEADER, refusal } from './refusal';
 import { SentRequest } from './sent-request';
 import { providerName, sdkOf } from './callers';
 import { warnOnce } from '../../warnings';
@@ -39,8 +44,6 @@ import { warnOnce } from '../../warnings';
 type Fetch = typeof globalThis.fetch;
 
 const SEAM = { name: 'fetch seam', mayThrow: true };
-/** For a Stainless client's request (it retries a throw from fetch and wraps it): recorded only. */
-const RECORDING_SEAM = { name: SEAM.name, mayThrow: false };
 const isViolation = (error: unknown): boolean => error instanceof SessionInvariantViolation;
 
 /** Observes `globalThis.fetch` (one wrap per process, shared by every instance and copy); returns what stops it. */
@@ -63,7 +66,7 @@ export function observeCall(fetch: Fetch, thisArg: unknown, args: unknown[]): un
     inspected = contained(SEAM.name, () => inspect(input, sent), undefined, { passThrough: isViolation });
   } catch (violation) {
     // Strict mode: refused before it is sent; only the violation gets here (`passThrough`).
-    return Promise.reject(violation);
+    return refused(violation as SessionInvariantViolation, sent);
   }
   const passed = args.length >= 2 ? contained(SEAM.name, () => sent.init.passOn(init), init) : init;
   const send = (awaiting: Awaiting): unknown => {
@@ -73,7 +76,23 @@ export function observeCall(fetch: Fetch, thisArg: unknown, args: unknown[]): un
   };
   if (inspected === undefined || !('later' in inspected)) return send(inspected);
   // A body the seam reads from a copy (a Request's): checked once read, and only then sent, so strict mode still refuses first.
-  return inspected.later.then((text) => send(text === undefined ? undefined : check(inspected.ready, text)));
+  return inspected.later.then((text) => {
+    let awaiting: Awaiting;
+    try {
+      awaiting = text === undefined ? undefined : check(inspected.ready, text);
+    } catch (violation) {
+      return refused(violation as SessionInvariantViolation, sent);
+    }
+    return send(awaiting);
+  });
+}
+
+/** What the caller gets for a request strict mode refused (refusal.ts): a Stainless client's is answered, any other rejected. */
+function refused(violation: SessionInvariantViolation, sent: SentRequest): Promise<Response> {
+  return refusal(
+    violation,
+    contained(SEAM.name, () => sentHeader(sent, STAINLESS_HEADER) !== null, false),
+  );
 }
 
 /** Hands the reply in `result` (what fetch returned) to the check, as the caller reads it. */
@@ -90,7 +109,6 @@ function observeResult(result: unknown, awaiting: NonNullable<Awaiting>): void {
 interface Ready {
   path: string;
   format: WireFormat;
-  version: string | null;
   scope: ReturnType<typeof currentCallScope>;
   /** `gen_ai.provider.name` of the request, given the one its wire format names (callers.ts). */
   provider: (named: string | undefined) => string | undefined;
@@ -108,13 +126,12 @@ function inspect(input: unknown, sent: SentRequest): Inspected {
   if (found === undefined) return noteUnread(url, sent);
   const { format } = found;
   if (sent.method() !== 'POST') return undefined;
-  const version = sentHeader(sent, VERSION_HEADER);
   const scope = currentCallScope();
   if (!checksRequests()) return undefined; // switched off: the body is not even read
   const body = sent.body();
   if (body === undefined) return undefined;
   const sdk = sdkOf((name) => sentHeader(sent, name));
-  const ready: Ready = { path: url.pathname, format, version, scope, provider: (named) => providerName(url, sdk, named) };
+  const ready: Ready = { path: url.pathname, format, scope, provider: (named) => providerName(url, sdk, named) };
   if ('later' in body) return { later: body.later, ready };
   return check(ready, body.text);
 }
@@ -130,7 +147,7 @@ function check(ready: Ready, text: string): Awaiting {
       // The string sent, for the implicit log's byte record (docs/performance.md).
       request.body = { text, format: ready.format.name };
       if (ready.scope) ready.scope.seenBelow = true;
-      const pending = checkModelRequest(request, {}, ready.version === null ? SEAM : RECORDING_SEAM);
+      const pending = checkModelRequest(request, {}, SEAM);
       return pending && request.replyFormat ? { pending, format: request.replyFormat } : undefined;
     },
     undefined,
@@ -161,9 +178,6 @@ function noteUnread(input: unknown, sent: SentRequest): undefined {
 /** Path segments of APIs that carry no conversation (embeddings, files, model lists, token counts, Ollama's model management). */
 const NOT_A_CONVERSATION =
   /\/(embeddings?|embed|files|models|audio|images|moderations|rerank|tokenize|detokenize|classify|batches|uploads|fine[_-]?tuning|count_tokens|vector_stores|pull|push|show|copy|create|delete|ps|tags|version)(\/|$)/i;
-
-/** Sent by every Stainless SDK: a request carrying it is recorded only (see the top). */
-const VERSION_HEADER = 'x-stainless-package-version';
 
 /** The URL parser removes tabs and newlines, which could join a word a format looks for. */
 const REMOVED_BY_PARSER = /[\t\n\r]/;
