@@ -42,70 +42,26 @@
 // 0 leaves the violation path out) narrow a run. The load average is printed
 // with every row: on a shared machine, state it with every figure.
 
-import { spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
 import { loadavg } from 'node:os';
-import { metrics } from '@opentelemetry/api';
-import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
-import { SessionInvariantInstrumentation } from '../dist/instrumentation';
 import { toAnthropic, toOpenAIChat, toOpenAIResponses } from '../dist/adapters';
 import type { Message } from '../dist/index';
-import { setLogger } from '../dist/warnings';
-import { agentLog, PROSE, requestOf, TEXTS as TEXTS_ALL, type Text } from './support';
+import { cpuOf, envList, REPLY, startSdkSides, stringifyPerBody, type Shape } from './sdk-sides';
+import { agentLog, median, PROSE, requestOf, TEXTS as TEXTS_ALL, type Text } from './support';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (gc === undefined) throw new Error('run with: npm run build && node --expose-gc --import tsx bench/sdk-calls.ts');
 
-type Shape = 'chat' | 'anthropic' | 'responses';
 type Objects = 're-sent' | 'fresh';
-const list = <T extends string>(name: string, all: readonly T[]): T[] =>
-  process.env[name] ? (process.env[name].split(',').filter((v) => (all as readonly string[]).includes(v)) as T[]) : [...all];
 const SIZES = process.env.BENCH_SIZES ? process.env.BENCH_SIZES.split(',').map(Number) : [10, 100, 1_000, 10_000];
-const SHAPES = list<Shape>('BENCH_SHAPES', ['chat', 'anthropic', 'responses']);
-const OBJECTS = list<Objects>('BENCH_OBJECTS', ['re-sent', 'fresh']);
-const TEXTS = list<Text>('BENCH_TEXTS', TEXTS_ALL);
+const SHAPES = envList<Shape>('BENCH_SHAPES', ['chat', 'anthropic', 'responses']);
+const OBJECTS = envList<Objects>('BENCH_OBJECTS', ['re-sent', 'fresh']);
+const TEXTS = envList<Text>('BENCH_TEXTS', TEXTS_ALL);
 const PAIRS = Number(process.env.BENCH_PAIRS ?? 240);
 const VIOLATIONS = Number(process.env.BENCH_VIOLATIONS ?? 15);
 /** Pairs run before the counted ones (the hash module compiling, the code warming up). */
 const WARM_UP = 10;
 /** Calls a conversation takes before its side starts a new one: 20 continuations add 40 messages. */
 const RESTART = 20;
-
-const REPLY = 'It looks dry; no umbrella needed.';
-
-// The server: one canned reply per API, from a child process so that its CPU is not counted.
-const SERVER = `
-const http = require('node:http');
-const reply = {
-  '/v1/chat/completions': { id: 'chatcmpl-1', object: 'chat.completion', created: 1700000000, model: 'bench',
-    choices: [{ index: 0, message: { role: 'assistant', content: ${JSON.stringify(REPLY)} }, finish_reason: 'stop', logprobs: null }] },
-  '/v1/messages': { id: 'msg_1', type: 'message', role: 'assistant', model: 'bench', stop_reason: 'end_turn', stop_sequence: null,
-    content: [{ type: 'text', text: ${JSON.stringify(REPLY)} }], usage: { input_tokens: 1, output_tokens: 1 } },
-};
-let n = 0;
-const server = http.createServer((req, res) => {
-  const chunks = [];
-  req.on('data', () => {});
-  req.on('end', () => {
-    let body = reply[req.url];
-    if (req.url === '/v1/responses') {
-      n++;
-      body = { id: 'resp_' + n, object: 'response', created_at: 1700000000, status: 'completed', model: 'bench',
-        output: [{ type: 'message', id: 'msg_' + n, role: 'assistant', status: 'completed',
-          content: [{ type: 'output_text', text: ${JSON.stringify(REPLY)}, annotations: [] }] }] };
-    }
-    res.writeHead(body ? 200 : 404, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(body ?? {}));
-  });
-});
-server.listen(0, '127.0.0.1', () => process.send(server.address().port));
-`;
-
-async function startServer(): Promise<{ baseURL: string; stop: () => void }> {
-  const child = spawn(process.execPath, ['-e', SERVER], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const port = await new Promise<number>((resolve) => child.once('message', (m) => resolve(m as number)));
-  return { baseURL: `http://127.0.0.1:${port}`, stop: () => child.kill() };
-}
 
 /** A tool-calling transcript of about `size` canonical messages, its prose in `text`, the first question naming `conversation`. */
 function transcript(size: number, text: Text, conversation: string): Message[] {
@@ -198,38 +154,6 @@ async function settle(): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
-/** CPU (µs, user + system) of `fn`'s promise, start to settle. */
-async function cpuOf(fn: () => Promise<unknown>): Promise<number> {
-  const start = process.cpuUsage();
-  await fn();
-  const used = process.cpuUsage(start);
-  return used.user + used.system;
-}
-
-/** CPU (µs) of JSON.stringify per body over `bodies`, repeated until a few milliseconds have passed (the median of 5). */
-function stringifyPerBody(bodies: readonly unknown[]): number {
-  const samples: number[] = [];
-  for (let r = 0; r < 5; r++) {
-    let done = 0;
-    const start = process.cpuUsage();
-    let used = 0;
-    while (used < 5_000) {
-      for (const b of bodies) JSON.stringify(b);
-      done += bodies.length;
-      const now = process.cpuUsage(start);
-      used = now.user + now.system;
-    }
-    samples.push(used / done);
-  }
-  return median(samples);
-}
-
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
-
 /** The median of `xs` with its distribution-free 95% interval: order statistics k and n-1-k, k = floor(n/2 - 0.98 sqrt n). */
 function medianInterval(xs: readonly number[]): { mid: number; low: number; high: number } {
   const s = [...xs].sort((a, b) => a - b);
@@ -259,58 +183,8 @@ function shares(instr: readonly number[], bare: readonly number[], stringify: nu
   return { byRatio, byMean, added: median(instr.map((t, i) => t - bare[i]!)) };
 }
 
-type Send = (shape: Shape, body: Record<string, unknown>) => Promise<unknown>;
-
 async function main(): Promise<void> {
-  setLogger({ warn: () => {} });
-  const reader = new PeriodicExportingMetricReader({
-    exporter: new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE),
-    exportIntervalMillis: 3_600_000,
-  });
-  const meterProvider = new MeterProvider({ readers: [reader] });
-  metrics.setGlobalMeterProvider(meterProvider);
-  const server = await startServer();
-  const load = createRequire(__filename);
-  const unwrappedFetch = globalThis.fetch;
-  const dropCopies = () => {
-    for (const key of Object.keys(load.cache)) if (/\/node_modules\/(openai|@anthropic-ai\/sdk)\//.test(key)) delete load.cache[key];
-  };
-  const BareOpenAI = (load('openai') as typeof import('openai')).OpenAI;
-  const BareAnthropic = (load('@anthropic-ai/sdk') as typeof import('@anthropic-ai/sdk')).Anthropic;
-  dropCopies();
-  const instrumentation = new SessionInvariantInstrumentation({ mode: 'warn' });
-  const { OpenAI } = load('openai') as typeof import('openai');
-  const { Anthropic } = load('@anthropic-ai/sdk') as typeof import('@anthropic-ai/sdk');
-  if (OpenAI === BareOpenAI || Anthropic === BareAnthropic)
-    throw new Error('the bare clients must be copies the instrumentation does not patch');
-  const options = { apiKey: 'bench', maxRetries: 0 };
-  const sender = (openai: InstanceType<typeof OpenAI>, anthropic: InstanceType<typeof Anthropic>): Send => {
-    return (shape, body) => {
-      if (shape === 'chat') return openai.chat.completions.create(body as never);
-      if (shape === 'responses') return openai.responses.create(body as never);
-      return anthropic.messages.create(body as never);
-    };
-  };
-  const instrumented = sender(
-    new OpenAI({ ...options, baseURL: `${server.baseURL}/v1` }),
-    new Anthropic({ ...options, baseURL: server.baseURL }),
-  );
-  const bare = sender(
-    new BareOpenAI({ ...options, baseURL: `${server.baseURL}/v1`, fetch: unwrappedFetch }),
-    new BareAnthropic({ ...options, baseURL: server.baseURL, fetch: unwrappedFetch }),
-  );
-
-  const violationsRecorded = async (): Promise<number> => {
-    const { resourceMetrics } = await reader.collect();
-    let total = 0;
-    for (const scope of resourceMetrics.scopeMetrics) {
-      for (const metric of scope.metrics) {
-        if (metric.descriptor.name !== 'nous.session.invariant.violation') continue;
-        for (const point of metric.dataPoints) total += point.value as number;
-      }
-    }
-    return total;
-  };
+  const { bare, instrumented, violationsRecorded, close } = await startSdkSides();
 
   const rows: Record<string, string>[] = [];
   const perMessage = new Map<string, number>();
@@ -393,9 +267,7 @@ async function main(): Promise<void> {
       'share: (R - 1) x median bare / median stringify, R the median of per-pair instrumented/bare CPU ratios (95% interval by order statistics); ' +
       'mean: the mean per-pair difference / stringify (t interval), collector pauses included',
   );
-  instrumentation.disable();
-  server.stop();
-  await meterProvider.shutdown();
+  await close();
 }
 
 void main();

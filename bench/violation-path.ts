@@ -11,50 +11,24 @@
 // BENCH_SIZE (default 1000), BENCH_SHAPES (chat,anthropic), BENCH_OBJECTS
 // (re-sent,fresh), BENCH_ROUNDS (default 15).
 
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { Session } from 'node:inspector/promises';
 import { loadavg } from 'node:os';
-import { metrics } from '@opentelemetry/api';
-import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
-import { SessionInvariantInstrumentation } from '../dist/instrumentation';
 import { toAnthropic, toOpenAIChat } from '../dist/adapters';
 import type { Message } from '../dist/index';
-import { setLogger } from '../dist/warnings';
-import { agentLog, PROSE, requestOf } from './support';
+import { cpuOf, envList, REPLY, startSdkSides, stringifyPerBody, type Send, type Shape as SdkShape } from './sdk-sides';
+import { agentLog, median, PROSE, requestOf } from './support';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (gc === undefined) throw new Error('run with: node --expose-gc --import tsx bench/violation-path.ts');
 
-type Shape = 'chat' | 'anthropic';
+type Shape = Extract<SdkShape, 'chat' | 'anthropic'>;
 type Objects = 're-sent' | 'fresh';
-const list = <T extends string>(name: string, all: readonly T[]): T[] =>
-  process.env[name] ? (process.env[name].split(',').filter((v) => (all as readonly string[]).includes(v)) as T[]) : [...all];
 const SIZE = Number(process.env.BENCH_SIZE ?? 1_000);
-const SHAPES = list<Shape>('BENCH_SHAPES', ['chat', 'anthropic']);
-const OBJECTS = list<Objects>('BENCH_OBJECTS', ['re-sent', 'fresh']);
+const SHAPES = envList<Shape>('BENCH_SHAPES', ['chat', 'anthropic']);
+const OBJECTS = envList<Objects>('BENCH_OBJECTS', ['re-sent', 'fresh']);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
 const PROFILE = process.env.BENCH_PROFILE;
-const REPLY = 'It looks dry; no umbrella needed.';
-
-const SERVER = `
-const http = require('node:http');
-const reply = {
-  '/v1/chat/completions': { id: 'chatcmpl-1', object: 'chat.completion', created: 1700000000, model: 'bench',
-    choices: [{ index: 0, message: { role: 'assistant', content: ${JSON.stringify(REPLY)} }, finish_reason: 'stop', logprobs: null }] },
-  '/v1/messages': { id: 'msg_1', type: 'message', role: 'assistant', model: 'bench', stop_reason: 'end_turn', stop_sequence: null,
-    content: [{ type: 'text', text: ${JSON.stringify(REPLY)} }], usage: { input_tokens: 1, output_tokens: 1 } },
-};
-http.createServer((req, res) => {
-  req.on('data', () => {});
-  req.on('end', () => {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(reply[req.url] ?? {}));
-  });
-}).listen(0, '127.0.0.1', function () { process.send(this.address().port); });
-`;
-
 function transcript(size: number, conversation: string): Message[] {
   let named = false;
   return requestOf(agentLog(size).deriveMessages()).map((m) => {
@@ -92,12 +66,6 @@ function bodies(shape: Shape, objects: Objects, conversation: string) {
   return objects === 'fresh' ? { first: structuredClone(first), violation: structuredClone(violation) } : { first, violation };
 }
 
-const median = (xs: readonly number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
-
 function geometric(ratios: readonly number[]): { ratio: number; low: number; high: number } {
   const logs = ratios.map(Math.log);
   const mean = logs.reduce((a, b) => a + b, 0) / logs.length;
@@ -108,30 +76,6 @@ function geometric(ratios: readonly number[]): { ratio: number; low: number; hig
   return { ratio: Math.exp(mean), low: Math.exp(mean - half), high: Math.exp(mean + half) };
 }
 
-async function cpuOf(fn: () => Promise<unknown>): Promise<number> {
-  const start = process.cpuUsage();
-  await fn();
-  const used = process.cpuUsage(start);
-  return used.user + used.system;
-}
-
-function stringifyOf(body: unknown): number {
-  const samples: number[] = [];
-  for (let r = 0; r < 5; r++) {
-    let done = 0;
-    const start = process.cpuUsage();
-    let used = 0;
-    while (used < 5_000) {
-      JSON.stringify(body);
-      done++;
-      const now = process.cpuUsage(start);
-      used = now.user + now.system;
-    }
-    samples.push(used / done);
-  }
-  return median(samples);
-}
-
 interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number };
@@ -139,48 +83,7 @@ interface ProfileNode {
 }
 
 async function main(): Promise<void> {
-  setLogger({ warn: () => {} });
-  const reader = new PeriodicExportingMetricReader({
-    exporter: new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE),
-    exportIntervalMillis: 3_600_000,
-  });
-  const meterProvider = new MeterProvider({ readers: [reader] });
-  metrics.setGlobalMeterProvider(meterProvider);
-  const child = spawn(process.execPath, ['-e', SERVER], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const port = await new Promise<number>((resolve) => child.once('message', (m) => resolve(m as number)));
-  const baseURL = `http://127.0.0.1:${port}`;
-  const load = createRequire(__filename);
-  const unwrappedFetch = globalThis.fetch;
-  const dropCopies = () => {
-    for (const key of Object.keys(load.cache)) if (/\/node_modules\/(openai|@anthropic-ai\/sdk)\//.test(key)) delete load.cache[key];
-  };
-  const BareOpenAI = (load('openai') as typeof import('openai')).OpenAI;
-  const BareAnthropic = (load('@anthropic-ai/sdk') as typeof import('@anthropic-ai/sdk')).Anthropic;
-  dropCopies();
-  const instrumentation = new SessionInvariantInstrumentation({ mode: 'warn' });
-  const { OpenAI } = load('openai') as typeof import('openai');
-  const { Anthropic } = load('@anthropic-ai/sdk') as typeof import('@anthropic-ai/sdk');
-  const options = { apiKey: 'bench', maxRetries: 0 };
-  type Send = (shape: Shape, body: Record<string, unknown>) => Promise<unknown>;
-  const sender =
-    (
-      openai: { chat: { completions: { create(b: never): Promise<unknown> } } },
-      anthropic: { messages: { create(b: never): Promise<unknown> } },
-    ): Send =>
-    (shape, body) =>
-      shape === 'chat' ? openai.chat.completions.create(body as never) : anthropic.messages.create(body as never);
-  const instrumented = sender(new OpenAI({ ...options, baseURL: `${baseURL}/v1` }), new Anthropic({ ...options, baseURL }));
-  const bare = sender(
-    new BareOpenAI({ ...options, baseURL: `${baseURL}/v1`, fetch: unwrappedFetch }),
-    new BareAnthropic({ ...options, baseURL, fetch: unwrappedFetch }),
-  );
-  const violations = async (): Promise<number> => {
-    let total = 0;
-    for (const scope of (await reader.collect()).resourceMetrics.scopeMetrics)
-      for (const metric of scope.metrics)
-        if (metric.descriptor.name === 'nous.session.invariant.violation') for (const p of metric.dataPoints) total += p.value as number;
-    return total;
-  };
+  const { bare, instrumented, violationsRecorded: violations, close } = await startSdkSides();
   const session = new Session();
   session.connect();
   await session.post('Profiler.enable');
@@ -241,7 +144,7 @@ async function main(): Promise<void> {
             }
           }
           if (round >= 0) cpu.push(used);
-          if (round >= 0 && send === bare) stringify.push(stringifyOf(violation));
+          if (round >= 0 && send === bare) stringify.push(stringifyPerBody([violation]));
         }
       }
       const recorded = (await violations()) - before;
@@ -267,9 +170,7 @@ async function main(): Promise<void> {
     );
   }
   session.disconnect();
-  instrumentation.disable();
-  child.kill();
-  await meterProvider.shutdown();
+  await close();
 }
 
 void main();
