@@ -11,9 +11,8 @@ import { fromOpenAIChat, toOpenAIChat } from '../../src/adapters';
 import { fromAnthropic, toAnthropic } from '../../src/integrations/anthropic/adapter';
 import { ImplicitLogs } from '../../src/request-path/implicit/implicit-logs';
 import { loadByteHasher } from '../../src/request-path/implicit/bytes/byte-hash';
-import { implicitReaction } from '../support/implicit-harness';
+import { implicitReaction, UNCOUNTED } from '../support/implicit-harness';
 import type { SerialisedBody } from '../../src/request-path/model-request';
-import type { InvariantInstruments } from '../../src/telemetry/instruments';
 import { setLogger } from '../../src/warnings';
 
 beforeAll(async () => {
@@ -21,14 +20,7 @@ beforeAll(async () => {
   setLogger({ warn: () => {} });
 });
 
-const counter = { add: () => {} };
-const instruments = {
-  violations: counter,
-  checks: counter,
-  internalErrors: counter,
-  evictions: counter,
-} as unknown as InvariantInstruments;
-const reaction = implicitReaction(instruments);
+const reaction = implicitReaction(UNCOUNTED);
 
 type Shape = 'chat' | 'anthropic';
 /** The body an SDK would send for `messages`, and the request the rules read from it. */
@@ -47,7 +39,7 @@ function serialise(shape: Shape, messages: readonly Message[]): { body: Serialis
 }
 
 function newLogs(): ImplicitLogs {
-  return new ImplicitLogs({ maxConversations: 100, idleTimeoutMs: 3_600_000 }, () => instruments);
+  return new ImplicitLogs({ maxConversations: 100, idleTimeoutMs: 3_600_000 }, () => UNCOUNTED);
 }
 
 /** Two logs side by side: one handed bytes (fast path first, as the client hook does), one reading whole requests. */

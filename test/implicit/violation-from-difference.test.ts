@@ -10,9 +10,8 @@ import { fromOpenAIChat, toOpenAIChat } from '../../src/adapters';
 import { ImplicitLogs } from '../../src/request-path/implicit/implicit-logs';
 import { loadByteHasher } from '../../src/request-path/implicit/bytes/byte-hash';
 import { MARK_EVERY } from '../../src/request-path/implicit/bytes/byte-record';
-import { implicitReaction } from '../support/implicit-harness';
+import { implicitReaction, UNCOUNTED } from '../support/implicit-harness';
 import type { SerialisedBody } from '../../src/request-path/model-request';
-import type { InvariantInstruments } from '../../src/telemetry/instruments';
 import type { ViolationDetails } from '../../src/invariant/violation';
 import { setLogger } from '../../src/warnings';
 
@@ -21,14 +20,7 @@ beforeAll(async () => {
   setLogger({ warn: () => {} });
 });
 
-const counter = { add: () => {} };
-const instruments = {
-  violations: counter,
-  checks: counter,
-  internalErrors: counter,
-  evictions: counter,
-} as unknown as InvariantInstruments;
-const reaction = implicitReaction(instruments);
+const reaction = implicitReaction(UNCOUNTED);
 
 /** The body the `openai` client sends for `messages`, counting the elements its reader is handed; and the request read whole. */
 function serialise(messages: readonly Message[], counted: { elements: number }): { body: SerialisedBody; read: Message[] } {
@@ -41,7 +33,7 @@ function serialise(messages: readonly Message[], counted: { elements: number }):
   return { body: { text, format: 'openai.chat', readElements }, read: fromOpenAIChat(parsed.messages) };
 }
 
-const newLogs = () => new ImplicitLogs({ maxConversations: 100, idleTimeoutMs: 3_600_000 }, () => instruments);
+const newLogs = () => new ImplicitLogs({ maxConversations: 100, idleTimeoutMs: 3_600_000 }, () => UNCOUNTED);
 
 /** Two logs fed the same requests: one with the bytes (fast path and violation path first), one reading every request whole. */
 function pair() {

@@ -26,6 +26,12 @@ export interface ImplicitHarness {
   advance(ms: number): void;
 }
 
+/** Instruments that count nothing, for tests that read what a check returns rather than what it counts. */
+export const UNCOUNTED: InvariantInstruments = (() => {
+  const counter = { add: () => {} };
+  return { violations: counter, checks: counter, internalErrors: counter, evictions: counter } as unknown as InvariantInstruments;
+})();
+
 export function implicitHarness(
   limits: { maxConversations?: number; idleTimeoutMs?: number; captureContent?: boolean; mode?: 'warn' | 'strict' } = {},
 ): ImplicitHarness {
