@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { CHECKS_METRIC } from '../src/telemetry/semconv';
 import { SessionInvariantViolation, SessionLog, VIOLATION_METRIC, appendMessage, withSession } from '../src/index';
 import { recordAiSdkSteps, sessionInvariantMiddleware } from '../src/ai-sdk';
-import { observeFetch } from '../src/integrations/fetch/fetch-seam';
+import { fetchIntegration } from '../src/integrations/fetch/integration';
 import { startFakeProvider, type FakeProvider } from './support/fake-provider';
 import { registerOtel, type OtelHarness } from './support/otel';
 import { PACKAGE_ROOT, runNode } from './support/run-node';
@@ -171,7 +171,7 @@ describe.each(VERSIONS)('AI SDK $major', ({ major, provider: providerMajor, spec
     });
 
     it('with the fetch seam observing too (zero code beside the middleware), each request is checked once', async () => {
-      const stop = observeFetch();
+      const stop = fetchIntegration.start!();
       try {
         const log = new SessionLog();
         appendMessage(log, { role: 'user', content: 'Umbrella in Lisbon?' });

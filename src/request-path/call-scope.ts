@@ -82,8 +82,12 @@ export function sendAsClientRequest<T>(signal: unknown, send: () => T): T {
   return runClaimed(send);
 }
 
-/** Whether the fetch call carrying `signal` (its init's) was taken already: by a client hook, or above in this call. */
-export function claimedAbove(signal: unknown): boolean {
-  if (typeof signal === 'object' && signal !== null && claims.clientSignals.has(signal)) return true;
-  return callScopeStorage.getStore()?.claimed === true;
+/**
+ * Whether `signal` (a fetch call's init's) is one a hooked SDK client handed
+ * fetch with an attempt its hook took (`sendAsClientRequest`): for a client
+ * whose own fetch left the claimed call (`currentCallScope`), which a seam
+ * asks first.
+ */
+export function isClientAttempt(signal: unknown): boolean {
+  return typeof signal === 'object' && signal !== null && claims.clientSignals.has(signal);
 }

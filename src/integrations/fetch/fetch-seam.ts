@@ -28,14 +28,13 @@
 
 import { checkModelRequest, checksRequests } from '../../request-path/check-request';
 import type { PendingReply } from '../../request-path/reply';
-import { claimedAbove, currentCallScope } from '../../request-path/call-scope';
+import { currentCallScope, isClientAttempt } from '../../request-path/call-scope';
 import type { ModelRequest, ReplyFormat } from '../../request-path/model-request';
 import { SessionInvariantViolation } from '../../invariant/violation';
 import { contained } from '../../telemetry/internal-error';
 import { observeReplyFor } from '../http/reply-reader';
 import type { WireFormat } from '../wire-format';
 import { formatOfPath, mayBeModelURL as mayBeProviderURL } from '../providers';
-import { registerFetchObserver } from './fetch-registry';
 import { STAINLESS_HEADER, refusal } from './refusal';
 import { SentRequest } from './sent-request';
 import { providerName, sdkOf } from './callers';
@@ -45,11 +44,6 @@ type Fetch = typeof globalThis.fetch;
 
 const SEAM = { name: 'fetch seam', mayThrow: true };
 const isViolation = (error: unknown): boolean => error instanceof SessionInvariantViolation;
-
-/** Observes `globalThis.fetch` (one wrap per process, shared by every instance and copy); returns what stops it. */
-export function observeFetch(): () => void {
-  return registerFetchObserver(observeCall);
-}
 
 /** What the seam awaits from a checked request: the reply, read in this format. */
 type Awaiting = { pending: PendingReply; format: ReplyFormat } | undefined;
@@ -118,7 +112,7 @@ interface Ready {
 type Inspected = Awaiting | { later: Promise<string | undefined>; ready: Ready };
 
 function inspect(input: unknown, sent: SentRequest): Inspected {
-  if (claimedAbove(sent.init.get('signal'))) return undefined; // a client hook took it, or a seam above
+  if (isClientAttempt(sent.init.get('signal'))) return undefined; // a client hook took it (the claimed scope was asked in observeCall)
   if (!mayBeModelURL(input)) return noteUnread(input, sent);
   const url = urlOf(input, sent);
   if (url === undefined) return undefined;

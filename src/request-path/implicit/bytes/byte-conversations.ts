@@ -27,6 +27,19 @@ export function arrayKeyOf(format: SerialisedBody['format']): ConversationArrayK
   return undefined;
 }
 
+/**
+ * Where `body`'s conversation is in its bytes (`bodyLayout`) and the key the
+ * conversation is found by: the digest of its first non-system element.
+ * Undefined for a format or body the byte path does not read.
+ */
+function locate(hasher: ByteHasher, body: SerialisedBody): { text: string; layout: BodyLayout; key: bigint } | undefined {
+  const arrayKey = arrayKeyOf(body.format);
+  if (arrayKey === undefined) return undefined;
+  const layout = bodyLayout(body.text, arrayKey);
+  if (layout === undefined) return undefined;
+  return { text: body.text, layout, key: hasher.digest(body.text, layout.p0, layout.firstEnd) };
+}
+
 /** A conversation's byte record, and how long the conversation was (in messages) when those bytes were its last request. */
 interface KeptBytes<C extends object> extends ByteRecord {
   /** The conversation's length right after the request these bytes are (before its reply). */
@@ -94,12 +107,9 @@ export class ByteConversations<C extends object> {
    * the request). `commit` records the new bytes once the request is taken.
    */
   continuation(hasher: ByteHasher, body: SerialisedBody): ByteContinuation<C> | undefined {
-    const arrayKey = arrayKeyOf(body.format);
-    if (arrayKey === undefined) return undefined;
-    const text = body.text;
-    const layout = bodyLayout(text, arrayKey);
-    if (layout === undefined) return undefined;
-    const key = hasher.digest(text, layout.p0, layout.firstEnd);
+    const located = locate(hasher, body);
+    if (located === undefined) return undefined;
+    const { text, layout, key } = located;
     const match = this.#index.longest(hasher, text, layout.p0, key, text.length);
     if (match === undefined) return undefined;
     const conversation = match.value.deref();
@@ -125,15 +135,14 @@ export class ByteConversations<C extends object> {
 
   /** Records `body` as the bytes of the request that just made `conversation` `messages` long (the rules passed it); `since` stands for that request. */
   remember(hasher: ByteHasher, conversation: C, body: SerialisedBody, messages: number, since: unknown): void {
-    const arrayKey = arrayKeyOf(body.format);
     this.forget(conversation);
-    if (arrayKey === undefined) return;
-    const layout = bodyLayout(body.text, arrayKey);
-    if (layout === undefined) return;
+    const located = locate(hasher, body);
+    if (located === undefined) return;
+    const { layout, key } = located;
     const elements = arrayElements(body.text, layout.open);
     if (elements === undefined) return;
     const record: KeptBytes<C> = {
-      ...newByteRecord(hasher.digest(body.text, layout.p0, layout.firstEnd)),
+      ...newByteRecord(key),
       messages,
       since,
       reference: new WeakRef(conversation),
@@ -151,12 +160,10 @@ export class ByteConversations<C extends object> {
    * elements before its first difference need not be read.
    */
   divergence(hasher: ByteHasher, body: SerialisedBody): ByteDivergence<C> | undefined {
-    const arrayKey = arrayKeyOf(body.format);
-    if (arrayKey === undefined) return undefined;
-    const text = body.text;
-    const layout = bodyLayout(text, arrayKey);
-    if (layout === undefined) return undefined;
-    const latest = this.#latest.get(hasher.digest(text, layout.p0, layout.firstEnd));
+    const located = locate(hasher, body);
+    if (located === undefined) return undefined;
+    const { text, layout } = located;
+    const latest = this.#latest.get(located.key);
     let best: { conversation: C; record: KeptBytes<C>; equal: number[] } | undefined;
     for (let i = (latest?.length ?? 0) - 1; i >= 0; i--) {
       const conversation = latest![i]!.deref();
