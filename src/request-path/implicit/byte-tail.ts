@@ -14,9 +14,9 @@ export interface TailMessages {
 }
 
 /**
- * The messages a tail adds when it is `expected` (the reply the
- * conversation holds after its last request, as fingerprints; empty when
- * none was observed) followed by at least one user message or tool result,
+ * The messages a tail adds when it is the expected messages (`held` from
+ * `from` on: the reply the conversation holds after its last request, as
+ * fingerprints; none when no reply was observed) followed by at least one user message or tool result,
  * every tool result answering a call made in the tail; undefined otherwise
  * (any assistant or system message past the reply, a reply that differs, a
  * tool result whose call is further back, an element that does not parse
@@ -25,9 +25,11 @@ export interface TailMessages {
 export function continuedByTail(
   body: SerialisedBody,
   tail: readonly ElementSpan[],
-  expected: readonly Fingerprint[],
+  held: readonly Fingerprint[],
+  from: number,
   options: FingerprintOptions,
 ): TailMessages | undefined {
+  const expected = held.length - from;
   if (body.readElements === undefined || tail.length === 0) return undefined;
   let entries: unknown;
   try {
@@ -41,20 +43,21 @@ export function continuedByTail(
   } catch {
     return undefined;
   }
-  if (read.length <= expected.length) return undefined;
-  const calls = new Set<string>();
-  for (let i = 0; i < expected.length; i++) {
-    const message = read[i]!;
-    if (fingerprintOf(message, options) !== expected[i]) return undefined;
-    for (const call of message.toolCalls ?? []) calls.add(call.id);
-  }
-  const messages = read.slice(expected.length);
+  if (read.length <= expected) return undefined;
+  for (let i = 0; i < expected; i++) if (fingerprintOf(read[i]!, options) !== held[from + i]) return undefined;
+  const messages = read.slice(expected);
   const fingerprints: Fingerprint[] = [];
   for (const message of messages) {
     if (message.role === 'tool') {
-      if (typeof message.toolCallId !== 'string' || !calls.has(message.toolCallId)) return undefined;
+      if (typeof message.toolCallId !== 'string' || !callIn(read, expected, message.toolCallId)) return undefined;
     } else if (message.role !== 'user') return undefined;
     fingerprints.push(fingerprintOf(message, options));
   }
   return { messages, fingerprints };
+}
+
+/** Whether one of the first `count` messages (the reply) made the call `id`. */
+function callIn(messages: readonly Message[], count: number, id: string): boolean {
+  for (let i = 0; i < count; i++) for (const call of messages[i]!.toolCalls ?? []) if (call.id === id) return true;
+  return false;
 }

@@ -142,6 +142,14 @@ export class MemoryConversationStore implements ConversationStore {
   readonly #byLost = new MultiIndex();
   readonly #byLast = new MultiIndex();
   #stamp = 0;
+  /** The last of `#recent` (the most recently used), when known. */
+  #newest: Conversation | undefined;
+  /**
+   * No conversation can be idle past the timeout at or before this time: the
+   * earliest `lastUsed` plus the timeout, or earlier. Only ever lowered by a
+   * conversation kept or touched, and set exactly by a walk of `expire`.
+   */
+  #quietUntil = Infinity;
   readonly #limits: StoreLimits;
   readonly #onEvict: (reason: EvictionReason) => void;
   readonly #listeners: Array<(conversation: Conversation) => void> = [];
@@ -274,7 +282,9 @@ export class MemoryConversationStore implements ConversationStore {
 
   /** Adds a conversation as the most recently used, then evicts the least recently used while over the cap. */
   add(conversation: Conversation): void {
+    if (!this.#recent.has(conversation)) this.#newest = conversation;
     this.#recent.add(conversation);
+    this.#lowerQuietUntil(conversation.lastUsed);
     conversation.stamp = ++this.#stamp;
     this.#link(conversation);
     this.reindex(conversation);
@@ -293,24 +303,52 @@ export class MemoryConversationStore implements ConversationStore {
    */
   touch(conversation: Conversation, now: number): void {
     conversation.lastUsed = now;
+    this.#lowerQuietUntil(now);
+    if (conversation === this.#newest) {
+      // Already the most recently used (a loop continuing its conversation): only its keys moved.
+      conversation.stamp = ++this.#stamp;
+      this.reindex(conversation);
+      if (conversation.newer !== undefined) {
+        this.#unlink(conversation);
+        this.#link(conversation);
+      }
+      return;
+    }
     if (!this.#recent.delete(conversation)) return;
     this.#recent.add(conversation);
+    this.#newest = conversation;
     conversation.stamp = ++this.#stamp;
     this.reindex(conversation);
     this.#unlink(conversation);
     this.#link(conversation);
   }
 
-  /** Drops conversations idle for longer than the timeout (the oldest are first in recency order). */
+  /**
+   * Drops conversations idle for longer than the timeout (the oldest are
+   * first in recency order). Walks nothing while no conversation can have
+   * gone idle: `#quietUntil` is a time up to which none can.
+   */
   expire(now: number): void {
+    if (now <= this.#quietUntil) return;
+    this.#quietUntil = Infinity;
     for (const conversation of this.#recent) {
-      if (now - conversation.lastUsed <= this.#limits.idleTimeoutMs) break;
+      if (now - conversation.lastUsed <= this.#limits.idleTimeoutMs) {
+        this.#quietUntil = conversation.lastUsed + this.#limits.idleTimeoutMs;
+        break;
+      }
       this.#remove(conversation);
       this.#onEvict('idle');
     }
   }
 
+  /** Keeps `#quietUntil` at or before the time a conversation last used at `used` goes idle. */
+  #lowerQuietUntil(used: number): void {
+    const idle = used + this.#limits.idleTimeoutMs;
+    if (idle < this.#quietUntil) this.#quietUntil = idle;
+  }
+
   #remove(conversation: Conversation): void {
+    if (conversation === this.#newest) this.#newest = undefined;
     this.#recent.delete(conversation);
     this.#unlink(conversation);
     this.#unindex(conversation);

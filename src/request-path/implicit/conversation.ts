@@ -120,7 +120,7 @@ export class Conversation {
       this.chainButLast = this.chain;
       this.chain = chainStep(this.chain, fingerprints[i]!);
     }
-    this.#fingerprints = this.#fingerprints.concat(Array.from(fingerprints));
+    this.#fingerprints = this.#fingerprints.concat(Array.isArray(fingerprints) ? fingerprints : Array.from(fingerprints));
     this.#sketches.append(sketches);
   }
 

@@ -173,7 +173,7 @@ export class ImplicitLogs {
       const added =
         continued.since !== conversation.lastRequest || conversation.lastRequest.prefill
           ? undefined
-          : continuedByTail(body, continued.tail, conversation.fingerprints.slice(continued.messagesAt), FINGERPRINT_OPTIONS);
+          : continuedByTail(body, continued.tail, conversation.fingerprints, continued.messagesAt, FINGERPRINT_OPTIONS);
       if (added !== undefined) {
         report(undefined, reaction);
         this.#store.extend(

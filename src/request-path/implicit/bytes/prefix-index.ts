@@ -11,11 +11,18 @@
 import type { ByteHasher, PrefixStream } from './byte-hash';
 import { objectEndsAt } from './json-scan';
 
+/** One member kept at a length: its digest there, and the next member kept at the same length (rare: conversations that start alike and are as long). */
+interface Entry<T> {
+  digest: bigint;
+  value: T;
+  next: Entry<T> | undefined;
+}
+
 interface Group<T> {
   /** The lengths at which some member keeps a digest, ascending, each once. */
   lengths: number[];
-  /** By length, then digest: the member whose bytes up to that length hash so. */
-  at: Map<number, Map<bigint, T>>;
+  /** By length, the members whose bytes up to that length hash to their entry's digest (one entry per digest). */
+  at: Map<number, Entry<T>>;
 }
 
 /** A match: the member, how many bytes from p0 it shares with the request, and the stream that hashed them. */
@@ -37,44 +44,56 @@ export class PrefixIndex<T> {
       group = { lengths: [], at: new Map() };
       this.#groups.set(key, group);
     }
-    let byDigest = group.at.get(length);
-    if (byDigest === undefined) {
-      byDigest = new Map();
-      group.at.set(length, byDigest);
-      insertSorted(group.lengths, length);
+    const first = group.at.get(length);
+    if (first === undefined) insertSorted(group.lengths, length);
+    for (let entry = first; entry !== undefined; entry = entry.next) {
+      if (entry.digest === digest) {
+        entry.value = value;
+        return;
+      }
     }
-    byDigest.set(digest, value);
+    group.at.set(length, { digest, value, next: first });
   }
 
   /** Forgets `value` at (key, length, digest), if it is the one kept there. */
   delete(key: bigint, length: number, digest: bigint, value: T): void {
     const group = this.#groups.get(key);
-    const byDigest = group?.at.get(length);
-    if (group === undefined || byDigest === undefined || byDigest.get(digest) !== value) return;
-    byDigest.delete(digest);
-    if (byDigest.size > 0) return;
-    group.at.delete(length);
-    group.lengths.splice(group.lengths.indexOf(length), 1);
-    if (group.lengths.length === 0) this.#groups.delete(key);
+    if (group === undefined) return;
+    let previous: Entry<T> | undefined;
+    for (let entry = group.at.get(length); entry !== undefined; previous = entry, entry = entry.next) {
+      if (entry.digest !== digest) continue;
+      if (entry.value !== value) return;
+      if (previous !== undefined) previous.next = entry.next;
+      else if (entry.next !== undefined) group.at.set(length, entry.next);
+      else this.#dropLength(key, group, length);
+      return;
+    }
   }
 
   /** Keeps only the entries `keep` accepts; returns how many are left. */
   retain(keep: (value: T, key: bigint, length: number, digest: bigint) => boolean): number {
     let left = 0;
     for (const [key, group] of this.#groups) {
-      for (const [length, byDigest] of group.at) {
-        for (const [digest, value] of byDigest) {
-          if (keep(value, key, length, digest)) left++;
-          else byDigest.delete(digest);
+      for (const [length, first] of group.at) {
+        let kept: Entry<T> | undefined;
+        for (let entry: Entry<T> | undefined = first; entry !== undefined; entry = entry.next) {
+          if (keep(entry.value, key, length, entry.digest)) {
+            kept = { digest: entry.digest, value: entry.value, next: kept };
+            left++;
+          }
         }
-        if (byDigest.size === 0) {
-          group.at.delete(length);
-          group.lengths.splice(group.lengths.indexOf(length), 1);
-        }
+        if (kept !== undefined) group.at.set(length, kept);
+        else this.#dropLength(key, group, length);
       }
-      if (group.lengths.length === 0) this.#groups.delete(key);
     }
     return left;
+  }
+
+  /** Drops a length with no members left (and its group, when it was the last). */
+  #dropLength(key: bigint, group: Group<T>, length: number): void {
+    group.at.delete(length);
+    group.lengths.splice(group.lengths.indexOf(length), 1);
+    if (group.lengths.length === 0) this.#groups.delete(key);
   }
 
   /** How many keys have members (for tests and the heap figure). */
@@ -100,8 +119,9 @@ export class PrefixIndex<T> {
       if (!objectEndsAt(s, end)) continue;
       stream ??= hasher.stream(s, p0);
       const digest = stream.digestTo(end);
-      const value = group.at.get(length)!.get(digest);
-      if (value !== undefined) best = { value, length, digest, stream };
+      let entry = group.at.get(length);
+      while (entry !== undefined && entry.digest !== digest) entry = entry.next;
+      if (entry !== undefined) best = { value: entry.value, length, digest, stream };
     }
     return best;
   }
