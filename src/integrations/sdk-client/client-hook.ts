@@ -289,8 +289,9 @@ function inspect(options: RequestOptions | undefined, seam: ClientSeam, bytesLat
     retrying.delete(options);
     return;
   }
-  if (!requestPath().checksRequests()) return; // switched off: the request is not even read
-  if (bytesLater && !requestPath().boundLogInForce()) {
+  const route = requestPath().checkRoute();
+  if (route === 'unchecked') return; // switched off: the request is not even read
+  if (bytesLater && route === 'implicit') {
     awaitingBytes.set(options, seam);
     return;
   }
@@ -315,8 +316,10 @@ function namedFor(client: unknown, seam: ClientSeam): ClientSeam {
   const key = typeof client === 'object' && client !== null ? client : undefined;
   const known = key === undefined ? undefined : namedSeams.get(key);
   if (known !== undefined && known.seam === seam && known.baseURL === baseURL) return known.named;
+  // The host is parsed here, once per client and `baseURL`: a request only takes the name.
+  const hostProvider = providerOfBaseURL(baseURL);
   const rename = <T extends { provider: string | undefined }>(request: T | undefined): T | undefined => {
-    if (request !== undefined) request.provider = providerOfBaseURL(baseURL, request.provider);
+    if (request !== undefined && hostProvider !== undefined) request.provider = hostProvider;
     return request;
   };
   const named: ClientSeam = {
