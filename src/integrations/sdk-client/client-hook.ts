@@ -300,8 +300,9 @@ function inspect(options: RequestOptions | undefined, seam: ClientSeam, bytesLat
     retrying.delete(options);
     return;
   }
-  if (!requestPath().checksRequests()) return; // switched off: the request is not even read
-  if (bytesLater && !requestPath().boundLogInForce()) {
+  const route = requestPath().checkRoute();
+  if (route === 'unchecked') return; // switched off: the request is not even read
+  if (bytesLater && route === 'implicit') {
     awaitingBytes.set(options, seam);
     return;
   }
@@ -312,9 +313,9 @@ function inspect(options: RequestOptions | undefined, seam: ClientSeam, bytesLat
 /**
  * `seam` with its requests named for the provider the client's `baseURL`
  * serves (fetch/callers.ts decides, as for the fetch seam): an `openai`
- * client pointed at Groq is `groq`, not `openai`. Made once per client and
- * `baseURL` (kept while the client's `baseURL` stays the same value), not
- * per request.
+ * client pointed at Groq is `groq`, not `openai`. Made, and `baseURL`
+ * parsed, once per client and `baseURL` (kept while the client's `baseURL`
+ * stays the same value), not per request.
  */
 function namedFor(client: unknown, seam: ClientSeam): ClientSeam {
   let baseURL: unknown;
@@ -326,8 +327,9 @@ function namedFor(client: unknown, seam: ClientSeam): ClientSeam {
   const key = typeof client === 'object' && client !== null ? client : undefined;
   const known = key === undefined ? undefined : namedSeams.get(key);
   if (known !== undefined && known.seam === seam && known.baseURL === baseURL) return known.named;
+  const hostProvider = providerOfBaseURL(baseURL);
   const rename = <T extends { provider: string | undefined }>(request: T | undefined): T | undefined => {
-    if (request !== undefined) request.provider = providerOfBaseURL(baseURL, request.provider);
+    if (request !== undefined && hostProvider !== undefined) request.provider = hostProvider;
     return request;
   };
   const named: ClientSeam = {
