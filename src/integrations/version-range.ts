@@ -53,7 +53,11 @@ export function satisfies(version: string, range: string, options: Options = {})
 }
 
 function semverSatisfies(version: string, range: string, options: Options): boolean {
-  const satisfiesOf = createRequire(__filename)('semver/functions/satisfies') as (version: string, range: string, options: Options) => boolean;
+  const satisfiesOf = createRequire(__filename)('semver/functions/satisfies') as (
+    version: string,
+    range: string,
+    options: Options,
+  ) => boolean;
   return satisfiesOf(version, range, options);
 }
 
