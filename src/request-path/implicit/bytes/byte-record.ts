@@ -7,6 +7,9 @@
 // (Responses): leading system elements are left out of the bytes, since
 // their content is exempt from the check and often changes between requests.
 
+import type { PrefixStream } from './byte-hash';
+import type { ElementSpan } from './json-scan';
+
 /** How many of the latest element boundaries keep the digest of the bytes up to them. */
 export const BOUNDARY_DIGESTS = 4;
 
@@ -50,45 +53,43 @@ export function bytesSeen(record: ByteRecord): number {
 }
 
 /**
- * Appends element ends (relative to p0, ascending, past the current last)
- * and the digests at the boundaries among them that are now among the
- * latest. Returns the boundary digests that dropped out (to unindex).
+ * Appends the ends of `spans[first..]` (the elements a request added; body
+ * positions, `p0` where the record's bytes start) and, in the same pass, the
+ * digests the record keeps among them: a mark every `MARK_EVERY` elements
+ * and a boundary digest at each of the latest `BOUNDARY_DIGESTS`, taken from
+ * `stream` (over the body from p0, at or before the first new end), front to
+ * back. Returns how many boundary digests it added: they are the last of
+ * `record.boundaries`, which may now hold more than `BOUNDARY_DIGESTS`; the
+ * caller unindexes the oldest and drops them.
  */
-export function appendElements(record: ByteRecord, ends: readonly number[], digests: ReadonlyMap<number, bigint>): BoundaryDigest[] {
-  if (record.count + ends.length > record.ends.length) {
-    const grown = new Uint32Array(Math.max(record.count + ends.length, record.ends.length * 2));
+export function appendSpans(record: ByteRecord, spans: readonly ElementSpan[], first: number, p0: number, stream: PrefixStream): number {
+  const added = spans.length - first;
+  const total = record.count + added;
+  if (total > record.ends.length) {
+    const grown = new Uint32Array(Math.max(total, record.ends.length * 2));
     grown.set(record.ends.subarray(0, record.count));
     record.ends = grown;
   }
-  for (const end of ends) record.ends[record.count++] = end;
-  for (const end of ends) {
-    const digest = digests.get(end);
-    if (digest !== undefined) record.boundaries.push({ length: end, digest });
-  }
-  const dropped =
-    record.boundaries.length > BOUNDARY_DIGESTS ? record.boundaries.splice(0, record.boundaries.length - BOUNDARY_DIGESTS) : [];
-  return dropped;
-}
-
-/** The ends, among `ends` about to be appended to `record`, that take a mark (ascending). */
-export function markEnds(record: ByteRecord, ends: readonly number[]): number[] {
-  const marked: number[] = [];
-  for (let e = (record.markCount + 1) * MARK_EVERY - 1; e < record.count + ends.length; e += MARK_EVERY)
-    marked.push(ends[e - record.count]!);
-  return marked;
-}
-
-/** Appends the marks `markEnds` asked for, in order. */
-export function appendMarks(record: ByteRecord, digests: readonly bigint[]): void {
-  if (record.markCount + digests.length > record.marks.length) {
-    const grown = new BigUint64Array(Math.max(record.markCount + digests.length, record.marks.length * 2));
+  const marks = Math.floor(total / MARK_EVERY);
+  if (marks > record.marks.length) {
+    const grown = new BigUint64Array(Math.max(marks, record.marks.length * 2));
     grown.set(record.marks.subarray(0, record.markCount));
     record.marks = grown;
   }
-  for (const digest of digests) record.marks[record.markCount++] = digest;
-}
-
-/** The ends of the last `BOUNDARY_DIGESTS` of `ends` (those whose digests a record keeps). */
-export function latestBoundaries(ends: readonly number[]): readonly number[] {
-  return ends.length <= BOUNDARY_DIGESTS ? ends : ends.slice(ends.length - BOUNDARY_DIGESTS);
+  const latestFrom = total - BOUNDARY_DIGESTS;
+  let boundaries = 0;
+  for (let i = first; i < spans.length; i++) {
+    const index = record.count;
+    const end = spans[i]!.end - p0;
+    record.ends[record.count++] = end;
+    const marked = (index + 1) % MARK_EVERY === 0;
+    if (!marked && index < latestFrom) continue;
+    const digest = stream.digestTo(p0 + end);
+    if (marked) record.marks[record.markCount++] = digest;
+    if (index >= latestFrom) {
+      record.boundaries.push({ length: end, digest });
+      boundaries++;
+    }
+  }
+  return boundaries;
 }
