@@ -11,11 +11,14 @@
 export const BOUNDARY_DIGESTS = 4;
 
 /**
- * Every how many elements a conversation keeps a mark: the digest of its
- * bytes up to that element's end. A request that does not extend the bytes
- * is compared mark by mark, so the elements before the last equal mark are
- * known equal without reading them (the violation path reads from there).
- * 8 bytes per 16 messages.
+ * Every how many elements a conversation keeps a mark: the digest of the
+ * bytes of one block of `MARK_EVERY` elements, from the end of the element
+ * before the block (the separator included) to the end of its last element.
+ * A request that does not extend the bytes is compared block by block: the
+ * blocks equal at their place are the elements before its first difference,
+ * and a block found equal further on (shifted by the elements dropped or
+ * inserted) is part of what follows the difference; neither is read (the
+ * violation path, divergence.ts, reads the rest). 8 bytes per 16 messages.
  */
 export const MARK_EVERY = 16;
 
@@ -34,7 +37,7 @@ export interface ByteRecord {
   count: number;
   /** The digests at the last `BOUNDARY_DIGESTS` element ends, oldest first: the newest is the bytes seen so far. */
   boundaries: BoundaryDigest[];
-  /** `marks[k]`: the digest of the bytes up to the end of element `(k + 1) * MARK_EVERY - 1`; `markCount` of them are in use. */
+  /** `marks[k]`: the digest of block `k`'s bytes (`markRange`); `markCount` of them are in use. */
   marks: BigUint64Array;
   markCount: number;
 }
@@ -70,15 +73,20 @@ export function appendElements(record: ByteRecord, ends: readonly number[], dige
   return dropped;
 }
 
-/** The ends, among `ends` about to be appended to `record`, that take a mark (ascending). */
-export function markEnds(record: ByteRecord, ends: readonly number[]): number[] {
-  const marked: number[] = [];
-  for (let e = (record.markCount + 1) * MARK_EVERY - 1; e < record.count + ends.length; e += MARK_EVERY)
-    marked.push(ends[e - record.count]!);
-  return marked;
+/** Where block `k`'s bytes lie, relative to p0, by the ends `endAt` gives (an element's end by its index). */
+export function markRange(k: number, endAt: (element: number) => number): { start: number; end: number } {
+  return { start: k === 0 ? 0 : endAt(k * MARK_EVERY - 1), end: endAt((k + 1) * MARK_EVERY - 1) };
 }
 
-/** Appends the marks `markEnds` asked for, in order. */
+/** The ranges (relative to p0) of the blocks that `ends`, about to be appended to `record`, complete (ascending). */
+export function markRanges(record: ByteRecord, ends: readonly number[]): { start: number; end: number }[] {
+  const endAt = (e: number): number => (e < record.count ? record.ends[e]! : ends[e - record.count]!);
+  const ranges: { start: number; end: number }[] = [];
+  for (let k = record.markCount; (k + 1) * MARK_EVERY <= record.count + ends.length; k++) ranges.push(markRange(k, endAt));
+  return ranges;
+}
+
+/** Appends the marks of the blocks `markRanges` gave, in order. */
 export function appendMarks(record: ByteRecord, digests: readonly bigint[]): void {
   if (record.markCount + digests.length > record.marks.length) {
     const grown = new BigUint64Array(Math.max(record.markCount + digests.length, record.marks.length * 2));
