@@ -4,9 +4,14 @@
 // the global fetch as it was, and an instrumented copy loaded after; both
 // talk to a loopback server in a child process, so that its CPU is not
 // counted. The violations recorded are read from an in-memory metric reader.
+// Options: `openai` loaded from a fixture project instead of this package
+// (bench/per-call.ts takes openai 6 from test/versions/openai-6.0), and a
+// third copy of `openai`, loaded before the instrumentation like the bare one,
+// for the bench to patch with another instrumentation (a "rival").
 
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
+import { resolve } from 'node:path';
 import { metrics } from '@opentelemetry/api';
 import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import { SessionInvariantInstrumentation } from '../dist/instrumentation';
@@ -44,18 +49,38 @@ const server = http.createServer((req, res) => {
   });
 });
 server.listen(0, '127.0.0.1', () => process.send(server.address().port));
+// Gone with the bench: its IPC channel closes when it exits, even on a crash.
+process.on('disconnect', () => process.exit());
 `;
+
+export type OpenAIModule = typeof import('openai');
+
+export interface SdkSidesOptions {
+  /** A folder with its own node_modules/openai (a fixture project) to load `openai` from on every side; this package's own by default. */
+  openaiFrom?: string;
+  /**
+   * Given a third copy of `openai`, loaded before the instrumentation is
+   * enabled and after the other two: patches it with another instrumentation
+   * (called once the package's instrumentation is enabled, so that the rival's
+   * own require hook, if it has one, sees no copy load after it).
+   */
+  rival?: (openai: OpenAIModule) => void;
+}
 
 export interface SdkSides {
   bare: Send;
   instrumented: Send;
+  /** The third copy's client (Chat and Responses only), given the global fetch as it was: only the rival sees its calls. */
+  rival?: Send;
   /** The instrumented side's violation counter so far. */
   violationsRecorded(): Promise<number>;
+  /** The instrumented side's checks counter so far. */
+  checksRecorded(): Promise<number>;
   close(): Promise<void>;
 }
 
 /** Starts the server and both sides (warn mode, warnings silenced); `close` undoes all of it. */
-export async function startSdkSides(): Promise<SdkSides> {
+export async function startSdkSides(options: SdkSidesOptions = {}): Promise<SdkSides> {
   setLogger({ warn: () => {} });
   const reader = new PeriodicExportingMetricReader({
     exporter: new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE),
@@ -68,37 +93,50 @@ export async function startSdkSides(): Promise<SdkSides> {
   const baseURL = `http://127.0.0.1:${port}`;
 
   const load = createRequire(__filename);
+  const loadOpenAI = (): OpenAIModule =>
+    (options.openaiFrom ? createRequire(resolve(options.openaiFrom, 'package.json')) : load)('openai') as OpenAIModule;
+  const forget = () => {
+    for (const key of Object.keys(load.cache)) if (/\/node_modules\/(openai|@anthropic-ai\/sdk)\//.test(key)) delete load.cache[key];
+  };
   const unwrappedFetch = globalThis.fetch;
-  const BareOpenAI = (load('openai') as typeof import('openai')).OpenAI;
+  const BareOpenAI = loadOpenAI().OpenAI;
   const BareAnthropic = (load('@anthropic-ai/sdk') as typeof import('@anthropic-ai/sdk')).Anthropic;
-  for (const key of Object.keys(load.cache)) if (/\/node_modules\/(openai|@anthropic-ai\/sdk)\//.test(key)) delete load.cache[key];
+  forget();
+  const rivalCopy = options.rival ? loadOpenAI() : undefined;
+  forget();
   const instrumentation = new SessionInvariantInstrumentation({ mode: 'warn' });
-  const { OpenAI } = load('openai') as typeof import('openai');
+  const { OpenAI } = loadOpenAI();
   const { Anthropic } = load('@anthropic-ai/sdk') as typeof import('@anthropic-ai/sdk');
-  if (OpenAI === BareOpenAI || Anthropic === BareAnthropic)
+  if (OpenAI === BareOpenAI || Anthropic === BareAnthropic || OpenAI === rivalCopy?.OpenAI)
     throw new Error('the bare clients must be copies the instrumentation does not patch');
+  if (rivalCopy) options.rival!(rivalCopy);
 
-  const options = { apiKey: 'bench', maxRetries: 0 };
+  /** The sum of the counter `name` over its points, as recorded so far. */
+  const counted = async (name: string): Promise<number> => {
+    let total = 0;
+    for (const scope of (await reader.collect()).resourceMetrics.scopeMetrics)
+      for (const metric of scope.metrics)
+        if (metric.descriptor.name === name) for (const p of metric.dataPoints) total += p.value as number;
+    return total;
+  };
+  const clientOptions = { apiKey: 'bench', maxRetries: 0 };
   const sender =
-    (openai: InstanceType<typeof OpenAI>, anthropic: InstanceType<typeof Anthropic>): Send =>
+    (openai: InstanceType<typeof OpenAI>, anthropic: InstanceType<typeof Anthropic> | undefined): Send =>
     (shape, body) => {
       if (shape === 'chat') return openai.chat.completions.create(body as never);
       if (shape === 'responses') return openai.responses.create(body as never);
+      if (!anthropic) throw new Error('the rival side has no Anthropic client');
       return anthropic.messages.create(body as never);
     };
   return {
-    instrumented: sender(new OpenAI({ ...options, baseURL: `${baseURL}/v1` }), new Anthropic({ ...options, baseURL })),
+    instrumented: sender(new OpenAI({ ...clientOptions, baseURL: `${baseURL}/v1` }), new Anthropic({ ...clientOptions, baseURL })),
     bare: sender(
-      new BareOpenAI({ ...options, baseURL: `${baseURL}/v1`, fetch: unwrappedFetch }),
-      new BareAnthropic({ ...options, baseURL, fetch: unwrappedFetch }),
+      new BareOpenAI({ ...clientOptions, baseURL: `${baseURL}/v1`, fetch: unwrappedFetch }),
+      new BareAnthropic({ ...clientOptions, baseURL, fetch: unwrappedFetch }),
     ),
-    async violationsRecorded() {
-      let total = 0;
-      for (const scope of (await reader.collect()).resourceMetrics.scopeMetrics)
-        for (const metric of scope.metrics)
-          if (metric.descriptor.name === 'nous.session.invariant.violation') for (const p of metric.dataPoints) total += p.value as number;
-      return total;
-    },
+    rival: rivalCopy && sender(new rivalCopy.OpenAI({ ...clientOptions, baseURL: `${baseURL}/v1`, fetch: unwrappedFetch }), undefined),
+    violationsRecorded: () => counted('nous.session.invariant.violation'),
+    checksRecorded: () => counted('nous.session.invariant.checks'),
     async close() {
       instrumentation.disable();
       child.kill();

@@ -118,3 +118,10 @@ export function median(xs: readonly number[]): number {
   const mid = sorted.length >> 1;
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
+
+/** The median of `xs` with its distribution-free 95% interval: order statistics k and n-1-k, k = floor(n/2 - 0.98 sqrt n). */
+export function medianInterval(xs: readonly number[]): { mid: number; low: number; high: number } {
+  const s = [...xs].sort((a, b) => a - b);
+  const k = Math.max(0, Math.floor(s.length / 2 - 0.98 * Math.sqrt(s.length)));
+  return { mid: median(s), low: s[k]!, high: s[s.length - 1 - k]! };
+}
