@@ -94,6 +94,16 @@ class RequestAndImplied implements RequestAndLog {
     return this.#implied.sketches[j]!;
   }
 
+  commonSuffix(room: number): number {
+    const request = this.#seen.fingerprints;
+    const log = this.#implied.fingerprints;
+    const last = request.length - 1;
+    const logLast = log.length - 1;
+    let suffix = 0;
+    while (suffix < room && request[last - suffix] === log[logLast - suffix]) suffix++;
+    return suffix;
+  }
+
   /** Fingerprints say whether two messages differ, not in what. */
   differs(): [] {
     return [];
