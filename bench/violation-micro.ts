@@ -3,32 +3,15 @@
 // timed per call (median and minimum over conversations), against
 // JSON.stringify of the same body. Run: npm run build && node --import tsx bench/violation-micro.ts
 import { loadavg } from 'node:os';
-import { trace } from '@opentelemetry/api';
 import { toOpenAIChat, fromOpenAIChat } from '../dist/adapters';
 import type { Message } from '../dist/index';
-import { ImplicitLogs } from '../dist/request-path/implicit/implicit-logs';
-import { loadByteHasher } from '../dist/request-path/implicit/bytes/byte-hash';
-import { setLogger } from '../dist/warnings';
+import { quietImplicitLogs } from './quiet-implicit';
 import { agentLog, PROSE, requestOf } from './support';
 
 const SIZE = Number(process.env.BENCH_SIZE ?? 1000);
 const N = Number(process.env.BENCH_CALLS ?? 40);
 async function main() {
-  await loadByteHasher();
-  setLogger({ warn: () => {} });
-  const counter = { add: () => {} };
-  const instruments = { violations: counter, checks: counter, internalErrors: counter, evictions: counter } as never;
-  const reaction = {
-    mode: 'warn' as const,
-    log: 'implicit' as const,
-    agentName: undefined,
-    provider: 'openai',
-    captureContent: false,
-    span: trace.wrapSpanContext({ traceId: '0'.repeat(31) + '1', spanId: '0'.repeat(15) + '1', traceFlags: 0 }),
-    instruments,
-    mayThrow: false,
-  };
-  const logs = new ImplicitLogs({ maxConversations: 1000, idleTimeoutMs: 3_600_000 }, () => instruments);
+  const { logs, reaction } = await quietImplicitLogs();
   const bodies: string[] = [];
   for (let c = 0; c < N; c++) {
     let named = false;

@@ -59,34 +59,31 @@ function contextOf(host: RequestCheckHost, call: CallOptions): CheckContext | un
 }
 
 /**
- * Whether a model request made now would be checked at all: not when the
- * mode in force is off, nor when no log is bound and the implicit log is
- * off. The SDK client hook and the fetch seam ask before they read a
- * request, so that a check switched off costs no reading of every request.
+ * How a model request made now would be checked: not at all (`unchecked`:
+ * the mode in force is off, or no log is bound and the implicit log is
+ * off), against the log bound where the caller runs (`bound`, with
+ * `withSession`), or against the implicit log (`implicit`). The SDK client
+ * hook and the fetch seam ask before they read a request, so that a check
+ * switched off costs no reading of every request, and the hook checks a
+ * bound request where it reads it and leaves the rest for the seam that has
+ * the serialised body. Settings and session are read once for both answers.
  * Never throws: when in doubt, the request is read and `checkModelRequest`
  * decides (and reports).
  */
-export function checksRequests(): boolean {
+export function checkRoute(): 'unchecked' | 'bound' | 'implicit' {
   try {
     const context = contextOf(currentHost(), {});
-    return context !== undefined && (context.log !== undefined || implicitLogEnabled(context.settings.implicit));
+    if (context === undefined) return 'unchecked';
+    if (context.log !== undefined) return 'bound';
+    return implicitLogEnabled(context.settings.implicit) ? 'implicit' : 'unchecked';
   } catch {
-    return true;
+    return 'implicit';
   }
 }
 
-/**
- * Whether a log is bound where the caller runs now (`withSession`): then a
- * request is checked against it, else against the implicit log. The SDK
- * client hook asks, to check a bound request where it is read and leave
- * the rest for the seam that has the serialised body. Never throws.
- */
-export function boundLogInForce(): boolean {
-  try {
-    return getActiveSession()?.log !== undefined;
-  } catch {
-    return false;
-  }
+/** Whether a model request made now would be checked at all (`checkRoute`). Never throws. */
+export function checksRequests(): boolean {
+  return checkRoute() !== 'unchecked';
 }
 
 /**

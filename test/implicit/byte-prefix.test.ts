@@ -3,13 +3,13 @@
 // bytes a request starts with (src/request-path/implicit/bytes).
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { byteHasher, loadByteHasher, type ByteHasher } from '../../src/request-path/implicit/bytes/byte-hash';
+import { byteHasher, loadByteHasher, type ByteHasher, type PrefixStream } from '../../src/request-path/implicit/bytes/byte-hash';
 import { bodyLayout, elementsFrom } from '../../src/request-path/implicit/bytes/body-layout';
 import {
-  appendElements,
+  appendSpans,
   BOUNDARY_DIGESTS,
   bytesSeen,
-  latestBoundaries,
+  MARK_EVERY,
   newByteRecord,
   type ByteRecord,
 } from '../../src/request-path/implicit/bytes/byte-record';
@@ -30,11 +30,10 @@ const bodyOf = (list: readonly unknown[]) => JSON.stringify({ model: 'm', messag
 function keep(index: PrefixIndex<ByteRecord>, body: string): ByteRecord {
   const layout = bodyLayout(body, 'messages')!;
   const record = newByteRecord(hasher.digest(body, layout.p0, layout.firstEnd));
-  const ends = elementsFrom(body, layout)!.map((e) => e.end - layout.p0);
-  const stream = hasher.stream(body, layout.p0);
-  const digests = new Map(latestBoundaries(ends).map((end) => [end, stream.digestTo(layout.p0 + end)]));
-  appendElements(record, ends, digests);
-  for (const b of record.boundaries) index.add(record.key, b.length, b.digest, record);
+  appendSpans(record, elementsFrom(body, layout)!, 0, layout.p0, hasher.stream(body, layout.p0), (start, end) =>
+    hasher.digest(body, start, end),
+  );
+  for (const b of record.boundaries.slice(-BOUNDARY_DIGESTS)) index.add(record.key, b.length, b.digest, record);
   return record;
 }
 
@@ -62,6 +61,39 @@ describe('byte-hash', () => {
     );
   });
 
+  it('a stream resumed at any element ends it is asked for digests as hashing each range at once', () => {
+    fc.assert(
+      fc.property(messages, fc.array(fc.boolean(), { maxLength: 12 }), (list, asks) => {
+        const body = bodyOf(list);
+        const layout = bodyLayout(body, 'messages')!;
+        const ends = elementsFrom(body, layout)!.map((e) => e.end);
+        const stream = hasher.stream(body, layout.p0);
+        ends.forEach((end, i) => {
+          if (asks[i] ?? i === ends.length - 1) expect(stream.digestTo(end)).toBe(hasher.digest(body, layout.p0, end));
+        });
+      }),
+      RUNS,
+    );
+  });
+
+  it('texts hash alike exactly when they are equal: ASCII, Latin-1, two-byte and astral, a wide character early or late', () => {
+    const unit = fc.constantFrom('a', 'A', 'é', '\u00ff', '\u0100', 'Ł', 'A\u0001', '日', '😀', '\ud83d', '"', '\u0000');
+    const range = fc.string({ unit, maxLength: 40 });
+    fc.assert(
+      fc.property(range, range, fc.string({ maxLength: 3 }), (a, b, before) => {
+        const s = before + a + '|' + b;
+        const da = hasher.digest(s, before.length, before.length + a.length);
+        const db = hasher.digest(s, before.length + a.length + 1, s.length);
+        if (a === b) expect(da).toBe(db);
+        else expect(da).not.toBe(db);
+      }),
+      { numRuns: 2_000 },
+    );
+    // Narrow as UTF-8 against wide as UTF-16LE: the bytes of 'a\0' in one are those of 'a' in the other; the seeds keep them apart.
+    expect(hasher.digest('a\u0000', 0, 2)).not.toBe(hasher.digest('a', 0, 1));
+    expect(hasher.digest('\u0141', 0, 1)).not.toBe(hasher.digest('A', 0, 1));
+  });
+
   it('equal text hashes alike wherever it sits, and a one-character change does not', () => {
     const a = 'x{"role":"user","content":"日本"}';
     const b = '{"role":"user","content":"日本"}yy';
@@ -71,38 +103,64 @@ describe('byte-hash', () => {
 });
 
 describe('byte-record', () => {
-  it('keeps every element end and the digests of the latest few boundaries only', () => {
+  /** A stream that digests a range as its end (the record's bookkeeping, not the hash, is under test), and the ends it was asked for. */
+  function endsStream(): { stream: PrefixStream; asked: number[] } {
+    const asked: number[] = [];
+    let at = 0;
+    const stream = {
+      get end() {
+        return at;
+      },
+      digestTo(end: number) {
+        expect(end).toBeGreaterThanOrEqual(at);
+        asked.push((at = end));
+        return BigInt(end);
+      },
+    };
+    return { stream, asked };
+  }
+  const spans = (ends: number[]) => ends.map((end) => ({ start: end - 5, end }));
+  /** A block's digest as the positions it was asked for. */
+  const blockOf = (start: number, end: number): bigint => BigInt(start) * 1_000_000n + BigInt(end);
+
+  it('keeps every element end and the digests of the latest few boundaries, asking the stream only there', () => {
     const record = newByteRecord(1n);
-    const dropped1 = appendElements(
-      record,
-      [10, 20, 30],
-      new Map([
-        [10, 1n],
-        [20, 2n],
-        [30, 3n],
-      ]),
+    const first = endsStream();
+    expect(appendSpans(record, spans([10, 20, 30]), 0, 0, first.stream, blockOf)).toBe(3);
+    expect(first.asked).toEqual([10, 20, 30]);
+    // Spans before `first` are not appended; positions are relative to p0.
+    const second = endsStream();
+    expect(appendSpans(record, spans([99, 42, 52, 62, 72]), 1, 2, second.stream, blockOf)).toBe(4);
+    expect(second.asked).toEqual([42, 52, 62, 72]);
+    expect(bytesSeen(record)).toBe(70);
+    expect(Array.from(record.ends.subarray(0, record.count))).toEqual([10, 20, 30, 40, 50, 60, 70]);
+    // The caller drops the oldest past BOUNDARY_DIGESTS (after unindexing them).
+    expect(record.boundaries.map((b) => b.length)).toEqual([10, 20, 30, 40, 50, 60, 70]);
+    expect(record.boundaries.slice(-BOUNDARY_DIGESTS).map((b) => b.digest)).toEqual([42n, 52n, 62n, 72n].slice(-BOUNDARY_DIGESTS));
+  });
+
+  it('takes a mark for every block of MARK_EVERY elements, the boundaries in one front-to-back pass whatever the batches, and grows past its capacity', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 40 }), { maxLength: 12 }), (batches) => {
+        const record = newByteRecord(1n);
+        let end = 0;
+        for (const size of batches) {
+          const ends = Array.from({ length: size }, () => (end += 7));
+          const { stream, asked } = endsStream();
+          appendSpans(record, spans(ends), 0, 0, stream, blockOf);
+          expect(asked).toEqual([...asked].sort((a, b) => a - b));
+          record.boundaries.splice(0, Math.max(0, record.boundaries.length - BOUNDARY_DIGESTS));
+        }
+        expect(record.count).toBe(end / 7);
+        expect(record.markCount).toBe(Math.floor(record.count / MARK_EVERY));
+        // Mark k: the block from the end of element 16k - 1 (0 for the first) to the end of element 16k + 15.
+        for (let k = 0; k < record.markCount; k++) expect(record.marks[k]).toBe(blockOf(7 * k * MARK_EVERY, 7 * (k + 1) * MARK_EVERY));
+        expect(record.boundaries.map((b) => b.length)).toEqual(
+          Array.from(record.ends.subarray(Math.max(0, record.count - BOUNDARY_DIGESTS), record.count)),
+        );
+      }),
+      RUNS,
     );
-    expect(dropped1).toEqual([]);
-    const dropped2 = appendElements(
-      record,
-      [40, 50],
-      new Map([
-        [40, 4n],
-        [50, 5n],
-      ]),
-    );
-    expect(bytesSeen(record)).toBe(50);
-    expect(Array.from(record.ends.subarray(0, record.count))).toEqual([10, 20, 30, 40, 50]);
-    expect(record.boundaries.map((b) => b.length)).toEqual([20, 30, 40, 50].slice(-BOUNDARY_DIGESTS));
-    expect(dropped2.map((b) => b.length)).toEqual([10]);
-    // Grows past its initial capacity.
-    appendElements(
-      record,
-      Array.from({ length: 100 }, (_, i) => 60 + i),
-      new Map(),
-    );
-    expect(record.count).toBe(105);
-    expect(record.ends[104]).toBe(159);
   });
 });
 

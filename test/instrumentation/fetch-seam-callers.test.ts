@@ -145,6 +145,31 @@ describe('the openai client hook names the provider its baseURL serves', () => {
     await client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: `Hi ${Math.random()}` }] });
     expect((await named()) - before).toBe(1);
   });
+
+  it('follows a client whose baseURL is changed between calls (the name is kept per client and baseURL, not for ever)', async () => {
+    const { OpenAI } = requireSdk('openai') as typeof import('openai');
+    const origins = ['https://api.groq.com', 'https://api.mistral.ai'];
+    const client = new OpenAI({
+      apiKey: 'k',
+      baseURL: 'https://api.groq.com/openai/v1',
+      fetch: (url: string | URL | Request, init?: RequestInit) =>
+        fetch(
+          origins.reduce((sent, origin) => sent.replace(origin, base), String(url)),
+          init,
+        ),
+    });
+    const counted = async (provider: string) =>
+      (await env.otel.points(CHECKS_METRIC))
+        .filter((p) => p.attributes['gen_ai.provider.name'] === provider)
+        .reduce((n, p) => n + p.value, 0);
+    const before = { groq: await counted('groq'), mistral: await counted('mistral_ai') };
+    await client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: `Hi ${Math.random()}` }] });
+    client.baseURL = 'https://api.mistral.ai/v1';
+    await client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: `Hi ${Math.random()}` }] });
+    await client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: `Hi ${Math.random()}` }] });
+    expect((await counted('groq')) - before.groq).toBe(1);
+    expect((await counted('mistral_ai')) - before.mistral).toBe(2);
+  });
 });
 
 describe('a POST from a known model SDK that no wire format reads', () => {

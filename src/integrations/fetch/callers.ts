@@ -103,17 +103,18 @@ function providerOfHost(url: URL): string | undefined {
 }
 
 /**
- * `gen_ai.provider.name` of a request a hooked SDK client (`openai`,
- * `groq-sdk`) makes from its `baseURL`: the host's provider, else the one
- * the hook names (`named`, its SDK's). An `openai` client pointed at Groq,
+ * The provider a hooked SDK client (`openai`, `groq-sdk`) serves by its
+ * `baseURL`'s host, if the host says; the hook names its requests for it,
+ * else for its SDK's own provider. An `openai` client pointed at Groq,
  * Mistral, Together or Ollama's OpenAI-compatible port is named for them.
+ * The hook asks once per client and `baseURL`, not per request.
  */
-export function providerOfBaseURL(baseURL: unknown, named: string | undefined): string | undefined {
-  if (typeof baseURL !== 'string') return named;
+export function providerOfBaseURL(baseURL: unknown): string | undefined {
+  if (typeof baseURL !== 'string') return undefined;
   try {
-    return providerOfHost(new URL(baseURL)) ?? named;
+    return providerOfHost(new URL(baseURL));
   } catch {
-    return named; // not a URL: the hook's own name
+    return undefined; // not a URL: the hook's own name
   }
 }
 

@@ -26,10 +26,20 @@ export type ReplyFraming = 'json' | 'events' | 'lines';
  * line form); anything else is read as one JSON value.
  */
 export function framingOf(contentType: string | null): ReplyFraming {
+  if (contentType !== null && contentType.startsWith('application/json')) return 'json'; // what nearly every reply says
   const type = (contentType ?? '').toLowerCase();
   if (type.includes('text/event-stream')) return 'events';
   if (/application\/(x-)?(ndjson|jsonl|jsonlines)\b/.test(type)) return 'lines';
   return 'json';
+}
+
+/**
+ * The reply in a JSON body read whole as `text`, if it is one within
+ * `MAX_REPLY_BYTES`: the one place a JSON reply body is read from its text.
+ * Throws on text that is not JSON.
+ */
+export function replyFromText(format: ReplyFormat, text: string): Reply | undefined {
+  return text.length > MAX_REPLY_BYTES ? undefined : replyFromBody(format, JSON.parse(text) as unknown);
 }
 
 /** Something that splits decoded text into the stream's items, and flushes the last at the end. */
@@ -106,9 +116,7 @@ export class ReplyCollector {
         }
         return this.#assembler.reply();
       }
-      return ended
-        ? replyFromBody(this.#format, JSON.parse(this.#decoder ? this.#text + this.#decoder.decode() : this.#text) as unknown)
-        : undefined;
+      return ended ? replyFromText(this.#format, this.#decoder ? this.#text + this.#decoder.decode() : this.#text) : undefined;
     } catch {
       return undefined; // not JSON, or not a reply
     }

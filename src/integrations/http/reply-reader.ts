@@ -14,7 +14,7 @@ import { reportInternalError } from '../../telemetry/internal-error';
 import { passThroughBody } from './pass-through-body';
 import { replyFromBody } from '../providers';
 import type { Reply } from './reply-assemblers';
-import { MAX_REPLY_BYTES, ReplyCollector, framingOf } from './reply-collector';
+import { MAX_REPLY_BYTES, ReplyCollector, framingOf, replyFromText } from './reply-collector';
 
 export { MAX_REPLY_BYTES } from './reply-collector';
 
@@ -31,13 +31,22 @@ export interface ResponseLike {
  * check (observeReplyAsRead), the one way both transport seams do it: the
  * caller's read waits for the check's asynchronous record when it has one.
  */
-export function observeReplyFor(
+export function observeReplyFor(response: unknown, format: ReplyFormat, pending: PendingReply): void {
+  observeClientReply(response, format, pending);
+}
+
+/**
+ * `observeReplyFor` for an SDK client's response (sdk-client/client-hook.ts):
+ * `cloneable` prepares a node-fetch one, and a JSON reply's hand-off to the
+ * client's own parse is returned (`ParsedReply`).
+ */
+export function observeClientReply(
   response: unknown,
   format: ReplyFormat,
   pending: PendingReply,
   cloneable?: (response: unknown) => unknown,
-): void {
-  observeReplyAsRead(
+): ParsedReply | undefined {
+  return observeReplyAsRead(
     response,
     format,
     (reply) => {
@@ -61,7 +70,8 @@ export function observeReplyFor(
  * for cloning (see sdk-client/node-fetch-response.ts). With `settles`
  * (the request is checked on a shared store), the caller's `text()` or
  * `json()` resolves once `onReply`'s promise has settled: the check's
- * report, bounded to a few milliseconds (shared-logs.ts). Returns at once;
+ * report, bounded to a few milliseconds (shared-logs.ts). Returns at once
+ * (for a JSON body, the hand-off to a client's own parse, `ParsedReply`);
  * never throws.
  */
 export function observeReplyAsRead(
@@ -70,17 +80,21 @@ export function observeReplyAsRead(
   onReply: (reply: Reply) => void | Promise<void>,
   cloneable?: (response: unknown) => unknown,
   settles = false,
-): void {
+): ParsedReply | undefined {
   try {
-    if (typeof response !== 'object' || response === null) return;
+    if (typeof response !== 'object' || response === null) return undefined;
     const r = response as ResponseLike & Record<string, unknown>;
-    if (r.ok !== true || typeof r.headers?.get !== 'function') return;
+    if (r.ok !== true || typeof r.headers?.get !== 'function') return undefined;
     const framing = framingOf(r.headers.get('content-type'));
     const streamed = framing !== 'json';
-    if (!streamed && Number(r.headers.get('content-length')) > MAX_REPLY_BYTES) return;
+    if (!streamed && Number(r.headers.get('content-length')) > MAX_REPLY_BYTES) return undefined;
     let taken = false;
     let delivered = false;
-    const collector = new ReplyCollector(format, framing);
+    /** The client's own parse reads the body (`ParsedReply.claim`): the reply comes from what it parsed, not from the text. */
+    let claimed = false;
+    /** Made when the body is read in chunks: a JSON body read whole (`text()`, `json()`, the client's parse) needs none. */
+    let collector: ReplyCollector | undefined;
+    const collecting = (): ReplyCollector => (collector ??= new ReplyCollector(format, framing));
     /** The first way the caller reads the body is the one the reply comes from, once. */
     const take = (): boolean => !taken && (taken = true);
     // A shared store's report is waited for (bounded) at the end of a streamed body, or its cancel at the last event (the
@@ -88,36 +102,67 @@ export function observeReplyAsRead(
     const deliverOnce = (ended: boolean): void | Promise<void> => {
       if (delivered) return undefined;
       delivered = true;
-      const recorded = deliver(() => collector.reply(ended), onReply);
+      const recorded = deliver(() => collecting().reply(ended), onReply);
       return settles ? recorded : undefined;
     };
     const body = inheritedGetter(r, 'body');
     const current = body?.call(r);
-    if (body && isWebStream(current)) shadowBody(r, body, collector, take, deliverOnce);
+    if (body && isWebStream(current)) shadowBody(r, body, collecting, take, deliverOnce);
     else if (streamed && cloneable && current !== null && current !== undefined) {
-      return observeReply(cloneable(response), format, onReply); // a node-fetch body: read from its clone
+      observeReply(cloneable(response), format, onReply); // a node-fetch body: read from its clone
+      return undefined;
     }
     shadowRead(
       r,
       'text',
       (text) => {
-        if (!take() || typeof text !== 'string') return undefined;
-        collector.pushText(text);
-        return deliver(() => collector.reply(true), onReply);
+        if (claimed || !take() || typeof text !== 'string') return undefined;
+        if (!streamed) return deliver(() => replyFromText(format, text), onReply);
+        const events = collecting();
+        events.pushText(text);
+        return deliver(() => events.reply(true), onReply);
       },
       settles,
     );
-    shadowRead(r, 'json', (value) => (take() ? deliver(() => replyFromBody(format, value), onReply) : undefined), settles);
+    shadowRead(r, 'json', (value) => (!claimed && take() ? deliver(() => replyFromBody(format, value), onReply) : undefined), settles);
+    if (streamed) return undefined;
+    return {
+      settles,
+      claim: () => void (claimed = true),
+      release: () => void (claimed = false),
+      take: (value) =>
+        take()
+          ? deliver(() => (typeof value === 'string' ? replyFromText(format, value) : replyFromBody(format, value)), onReply)
+          : undefined,
+    };
   } catch {
     // not a fetch Response, or one that cannot take the shadowing reads: the reply is not observed
+    return undefined;
   }
+}
+
+/**
+ * A JSON reply handed to the client's own parse of it (sdk-client/client-hook.ts,
+ * `openai`'s `parseResponseWithTimeout`), so the body is parsed once, by the
+ * client: from `claim()` on, the caller's `text()` or `json()` no longer
+ * builds the reply, and `take(value)` builds it from what the parse returned
+ * (text it returned for a body not typed JSON is parsed, as the text would
+ * have been), before the caller's continuation sees that value. `release()`
+ * gives the body back to the caller's read. With `settles`, `take`
+ * returns the recording the parse's caller waits for.
+ */
+export interface ParsedReply {
+  readonly settles: boolean;
+  claim(): void;
+  release(): void;
+  take(value: unknown): void | Promise<void>;
 }
 
 /** `body` shadowed by a pass-through of the response's own body, made at its first read (the same stream on every read after). */
 function shadowBody(
   r: Record<string, unknown>,
   body: () => unknown,
-  collector: ReplyCollector,
+  collecting: () => ReplyCollector,
   take: () => boolean,
   deliverOnce: (ended: boolean) => void | Promise<void>,
 ): void {
@@ -135,6 +180,7 @@ function shadowBody(
       return (shadow = passThroughBody(source, isByteStream(current), {
         chunk(bytes) {
           if (!(watching ??= take())) return undefined;
+          const collector = collecting();
           collector.push(bytes);
           // A stream whose last event came (Ollama's `done: true`): its caller may never read the end, so it is taken now.
           return collector.finished() ? deliverOnce(true) : undefined;

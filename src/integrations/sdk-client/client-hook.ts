@@ -29,6 +29,7 @@ import { sendAsClientRequest } from '../../request-path/call-scope';
 import { reportInternalError } from '../../telemetry/internal-error';
 import { warnOnce } from '../../warnings';
 import { readableByReplyReader } from './node-fetch-response';
+import { handToParse, takeParsedReplies } from './parsed-replies';
 import type { RequestOptions } from './request-options';
 
 /* eslint-disable @typescript-eslint/no-require-imports -- the request path loads at the first request, not at start-up (docs/performance.md "Cold start") */
@@ -118,7 +119,14 @@ function givenClient(seam: ClientSeam, value: object): object | undefined {
 }
 
 /** The methods the hook wraps, each on the prototype that defines it. */
-const HOOKED_METHODS = ['prepareOptions', 'retryRequest', 'prepareRequest', 'fetchWithTimeout', 'backendMiddleware'];
+const HOOKED_METHODS = [
+  'prepareOptions',
+  'retryRequest',
+  'prepareRequest',
+  'fetchWithTimeout',
+  'backendMiddleware',
+  'parseResponseWithTimeout',
+];
 
 /**
  * The one place that patches an SDK client class, for the require hook and
@@ -144,6 +152,7 @@ function patchClient(seam: ClientSeam, patcher: Patcher, client: unknown, versio
     ['retryRequest', markRetry],
     ['prepareRequest', seam.byteSeam === 'prepareRequest' ? checkPreparedRequest : linkRequestInit],
     ['fetchWithTimeout', readReplies],
+    ['parseResponseWithTimeout', takeParsedReplies],
   ];
   for (const [method, wrapper] of optional) {
     const methodOwner = prototypeDefining(client, method);
@@ -216,7 +225,7 @@ function addByteCheck(original: BackendMiddleware): BackendMiddleware {
  * `fetchWithTimeout(url, init, ms, controller, options?)`: sent as a
  * request this hook took (call-scope.ts: the fetch seam, of any copy of the
  * package, leaves it alone), and the response is returned as it is; the reply is taken from the client's own read of its body (a JSON
- * body whole with `text()` or `json()`, a stream of events from `body` as
+ * body whole with `text()` or `json()`, or the value `openai` 7's own parse returns, parsed-replies.ts; a stream of events from `body` as
  * the client reads it, so a stream it cancels is cancelled at once), or, for
  * a node-fetch stream of events (the SDKs that still use it), from a clone
  * that does not hold back the caller's branch.
@@ -238,7 +247,9 @@ function readReplies(original: FetchWithTimeout): FetchWithTimeout {
     // is registered first, so it runs before the caller's continuation reads the body.
     const observe = (value: unknown): void => {
       const awaiting = awaitingNow();
-      if (awaiting) replyReader().observeReplyFor(value, awaiting.format, awaiting.pending, readableByReplyReader);
+      if (awaiting === undefined) return;
+      const parsed = replyReader().observeClientReply(value, awaiting.format, awaiting.pending, readableByReplyReader);
+      if (parsed !== undefined) handToParse(value, parsed);
     };
     if (response instanceof Promise) response.then(observe, () => {});
     else observe(response);
@@ -289,8 +300,9 @@ function inspect(options: RequestOptions | undefined, seam: ClientSeam, bytesLat
     retrying.delete(options);
     return;
   }
-  if (!requestPath().checksRequests()) return; // switched off: the request is not even read
-  if (bytesLater && !requestPath().boundLogInForce()) {
+  const route = requestPath().checkRoute();
+  if (route === 'unchecked') return; // switched off: the request is not even read
+  if (bytesLater && route === 'implicit') {
     awaitingBytes.set(options, seam);
     return;
   }
@@ -301,9 +313,9 @@ function inspect(options: RequestOptions | undefined, seam: ClientSeam, bytesLat
 /**
  * `seam` with its requests named for the provider the client's `baseURL`
  * serves (fetch/callers.ts decides, as for the fetch seam): an `openai`
- * client pointed at Groq is `groq`, not `openai`. Made once per client and
- * `baseURL` (kept while the client's `baseURL` stays the same value), not
- * per request.
+ * client pointed at Groq is `groq`, not `openai`. Made, and `baseURL`
+ * parsed, once per client and `baseURL` (kept while the client's `baseURL`
+ * stays the same value), not per request.
  */
 function namedFor(client: unknown, seam: ClientSeam): ClientSeam {
   let baseURL: unknown;
@@ -315,8 +327,9 @@ function namedFor(client: unknown, seam: ClientSeam): ClientSeam {
   const key = typeof client === 'object' && client !== null ? client : undefined;
   const known = key === undefined ? undefined : namedSeams.get(key);
   if (known !== undefined && known.seam === seam && known.baseURL === baseURL) return known.named;
+  const hostProvider = providerOfBaseURL(baseURL);
   const rename = <T extends { provider: string | undefined }>(request: T | undefined): T | undefined => {
-    if (request !== undefined) request.provider = providerOfBaseURL(baseURL, request.provider);
+    if (request !== undefined && hostProvider !== undefined) request.provider = hostProvider;
     return request;
   };
   const named: ClientSeam = {

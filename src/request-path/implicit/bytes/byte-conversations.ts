@@ -6,17 +6,7 @@
 
 import type { SerialisedBody } from '../../model-request';
 import type { ByteHasher, PrefixStream } from './byte-hash';
-import {
-  appendElements,
-  appendMarks,
-  bytesSeen,
-  latestBoundaries,
-  markRange,
-  markRanges,
-  MARK_EVERY,
-  newByteRecord,
-  type ByteRecord,
-} from './byte-record';
+import { appendSpans, BOUNDARY_DIGESTS, bytesSeen, MARK_EVERY, markRange, newByteRecord, type ByteRecord } from './byte-record';
 import { bodyLayout, type BodyLayout, type ConversationArrayKey } from './body-layout';
 import { arrayElements, objectEndsAt, skipSpace, skipValue, type ElementSpan } from './json-scan';
 import { PrefixIndex, restream } from './prefix-index';
@@ -28,17 +18,28 @@ export function arrayKeyOf(format: SerialisedBody['format']): ConversationArrayK
   return undefined;
 }
 
+/** Where a body's conversation is, the key it is found by, and the stream that hashed the key. */
+interface Located {
+  text: string;
+  layout: BodyLayout;
+  /** The digest of the first non-system element's bytes. */
+  key: bigint;
+  /** The body's stream from p0, at the first element's end: the lookup and the commit go on with it, so no byte is hashed twice. */
+  stream: PrefixStream;
+}
+
 /**
  * Where `body`'s conversation is in its bytes (`bodyLayout`) and the key the
  * conversation is found by: the digest of its first non-system element.
  * Undefined for a format or body the byte path does not read.
  */
-function locate(hasher: ByteHasher, body: SerialisedBody): { text: string; layout: BodyLayout; key: bigint } | undefined {
+function locate(hasher: ByteHasher, body: SerialisedBody): Located | undefined {
   const arrayKey = arrayKeyOf(body.format);
   if (arrayKey === undefined) return undefined;
   const layout = bodyLayout(body.text, arrayKey);
   if (layout === undefined) return undefined;
-  return { text: body.text, layout, key: hasher.digest(body.text, layout.p0, layout.firstEnd) };
+  const stream = hasher.stream(body.text, layout.p0);
+  return { text: body.text, layout, key: stream.digestTo(layout.firstEnd), stream };
 }
 
 /** A conversation's byte record, and how long the conversation was (in messages) when those bytes were its last request. */
@@ -136,7 +137,7 @@ export class ByteConversations<C extends object> {
     const located = locate(hasher, body);
     if (located === undefined) return undefined;
     const { text, layout, key } = located;
-    const match = this.#index.longest(hasher, text, layout.p0, key, text.length);
+    const match = this.#index.longest(hasher, text, layout.p0, key, text.length, located.stream);
     if (match === undefined) return undefined;
     const conversation = match.value.deref();
     const record = conversation === undefined ? undefined : this.#records.get(conversation);
@@ -154,7 +155,7 @@ export class ByteConversations<C extends object> {
       commit: (messages, since) => {
         record.since = since;
         this.#noteLatest(record);
-        this.#extend(record, hasher, text, layout, tail, stream, messages);
+        this.#extend(record, hasher, text, layout.p0, tail, 0, stream, messages);
       },
     };
   }
@@ -164,7 +165,7 @@ export class ByteConversations<C extends object> {
     this.forget(conversation);
     const located = locate(hasher, body);
     if (located === undefined) return;
-    const { layout, key } = located;
+    const { layout, key, stream } = located;
     const elements = arrayElements(body.text, layout.open);
     if (elements === undefined) return;
     const record: KeptBytes<C> = {
@@ -175,7 +176,7 @@ export class ByteConversations<C extends object> {
     };
     this.#records.set(conversation, record);
     this.#noteLatest(record);
-    this.#extend(record, hasher, body.text, layout, elements.slice(layout.systemCount), hasher.stream(body.text, layout.p0), messages);
+    this.#extend(record, hasher, body.text, layout.p0, elements, layout.systemCount, stream, messages);
   }
 
   /**
@@ -228,35 +229,43 @@ export class ByteConversations<C extends object> {
 
   /** Makes `record`'s conversation the latest recorded under its key. */
   #noteLatest(record: KeptBytes<C>): void {
-    const latest = this.#latest.get(record.key) ?? [];
     const reference = record.reference;
+    const latest = this.#latest.get(record.key);
+    if (latest === undefined) {
+      this.#latest.set(record.key, [reference]);
+      return;
+    }
+    if (latest[latest.length - 1] === reference) return; // already the latest: the usual continuation
     const at = latest.indexOf(reference);
     if (at >= 0) latest.splice(at, 1);
     else if (latest.length >= ALIKE) latest.shift();
     latest.push(reference);
-    this.#latest.set(record.key, latest);
   }
 
-  /** Appends the elements `added` of `text` (laid out as `layout`) to `record`: their ends, the marks of the blocks they complete, the latest boundaries' digests. */
+  /**
+   * Records `spans[first..]` (new elements of `text`, body positions) in `record`, their boundary digests from
+   * `stream` and their blocks' marks from `hasher`, and indexes its latest boundaries.
+   */
   #extend(
     record: KeptBytes<C>,
     hasher: ByteHasher,
     text: string,
-    layout: BodyLayout,
-    added: readonly ElementSpan[],
+    p0: number,
+    spans: readonly ElementSpan[],
+    first: number,
     stream: PrefixStream,
     messages: number,
   ): void {
-    const ends = added.map((span) => span.end - layout.p0);
-    const digests = new Map<number, bigint>();
-    const marks = markRanges(record, ends).map(({ start, end }) => hasher.digest(text, layout.p0 + start, layout.p0 + end));
-    for (const end of latestBoundaries(ends)) digests.set(end, stream.digestTo(layout.p0 + end));
-    appendMarks(record, marks);
+    const added = appendSpans(record, spans, first, p0, stream, (start, end) => hasher.digest(text, start, end));
+    const boundaries = record.boundaries;
     const reference = record.reference;
-    for (const dropped of appendElements(record, ends, digests)) this.#index.delete(record.key, dropped.length, dropped.digest, reference);
-    for (const [length, digest] of digests) {
-      this.#index.add(record.key, length, digest, reference);
+    for (let i = boundaries.length - added; i < boundaries.length; i++) {
+      this.#index.add(record.key, boundaries[i]!.length, boundaries[i]!.digest, reference);
       this.#indexed++;
+    }
+    while (boundaries.length > BOUNDARY_DIGESTS) {
+      const dropped = boundaries.shift()!;
+      this.#index.delete(record.key, dropped.length, dropped.digest, reference);
     }
     record.messages = messages;
     if (this.#indexed > this.#limit) this.#sweep();

@@ -7,6 +7,9 @@
 // (Responses): leading system elements are left out of the bytes, since
 // their content is exempt from the check and often changes between requests.
 
+import type { PrefixStream } from './byte-hash';
+import type { ElementSpan } from './json-scan';
+
 /** How many of the latest element boundaries keep the digest of the bytes up to them. */
 export const BOUNDARY_DIGESTS = 4;
 
@@ -53,50 +56,55 @@ export function bytesSeen(record: ByteRecord): number {
 }
 
 /**
- * Appends element ends (relative to p0, ascending, past the current last)
- * and the digests at the boundaries among them that are now among the
- * latest. Returns the boundary digests that dropped out (to unindex).
+ * Appends the ends of `spans[first..]` (the elements a request added; body
+ * positions, `p0` where the record's bytes start) and, in the same pass, the
+ * digests the record keeps among them: a mark for each block of
+ * `MARK_EVERY` elements they complete, from `block` (the digest of a range
+ * of the body), and a boundary digest at each of the latest
+ * `BOUNDARY_DIGESTS`, taken from `stream` (over the body from p0, at or
+ * before the first new end), front to back. Returns how many boundary digests it added: they are the last of
+ * `record.boundaries`, which may now hold more than `BOUNDARY_DIGESTS`; the
+ * caller unindexes the oldest and drops them.
  */
-export function appendElements(record: ByteRecord, ends: readonly number[], digests: ReadonlyMap<number, bigint>): BoundaryDigest[] {
-  if (record.count + ends.length > record.ends.length) {
-    const grown = new Uint32Array(Math.max(record.count + ends.length, record.ends.length * 2));
+export function appendSpans(
+  record: ByteRecord,
+  spans: readonly ElementSpan[],
+  first: number,
+  p0: number,
+  stream: PrefixStream,
+  block: (start: number, end: number) => bigint,
+): number {
+  const added = spans.length - first;
+  const total = record.count + added;
+  if (total > record.ends.length) {
+    const grown = new Uint32Array(Math.max(total, record.ends.length * 2));
     grown.set(record.ends.subarray(0, record.count));
     record.ends = grown;
   }
-  for (const end of ends) record.ends[record.count++] = end;
-  for (const end of ends) {
-    const digest = digests.get(end);
-    if (digest !== undefined) record.boundaries.push({ length: end, digest });
+  const marks = Math.floor(total / MARK_EVERY);
+  if (marks > record.marks.length) {
+    const grown = new BigUint64Array(Math.max(marks, record.marks.length * 2));
+    grown.set(record.marks.subarray(0, record.markCount));
+    record.marks = grown;
   }
-  const dropped =
-    record.boundaries.length > BOUNDARY_DIGESTS ? record.boundaries.splice(0, record.boundaries.length - BOUNDARY_DIGESTS) : [];
-  return dropped;
+  const latestFrom = total - BOUNDARY_DIGESTS;
+  let boundaries = 0;
+  for (let i = first; i < spans.length; i++) {
+    const index = record.count;
+    const end = spans[i]!.end - p0;
+    record.ends[record.count++] = end;
+    if ((index + 1) % MARK_EVERY === 0) {
+      const start = markRange(record.markCount, (e) => record.ends[e]!).start;
+      record.marks[record.markCount++] = block(p0 + start, p0 + end);
+    }
+    if (index < latestFrom) continue;
+    record.boundaries.push({ length: end, digest: stream.digestTo(p0 + end) });
+    boundaries++;
+  }
+  return boundaries;
 }
 
 /** Where block `k`'s bytes lie, relative to p0, by the ends `endAt` gives (an element's end by its index). */
 export function markRange(k: number, endAt: (element: number) => number): { start: number; end: number } {
   return { start: k === 0 ? 0 : endAt(k * MARK_EVERY - 1), end: endAt((k + 1) * MARK_EVERY - 1) };
-}
-
-/** The ranges (relative to p0) of the blocks that `ends`, about to be appended to `record`, complete (ascending). */
-export function markRanges(record: ByteRecord, ends: readonly number[]): { start: number; end: number }[] {
-  const endAt = (e: number): number => (e < record.count ? record.ends[e]! : ends[e - record.count]!);
-  const ranges: { start: number; end: number }[] = [];
-  for (let k = record.markCount; (k + 1) * MARK_EVERY <= record.count + ends.length; k++) ranges.push(markRange(k, endAt));
-  return ranges;
-}
-
-/** Appends the marks of the blocks `markRanges` gave, in order. */
-export function appendMarks(record: ByteRecord, digests: readonly bigint[]): void {
-  if (record.markCount + digests.length > record.marks.length) {
-    const grown = new BigUint64Array(Math.max(record.markCount + digests.length, record.marks.length * 2));
-    grown.set(record.marks.subarray(0, record.markCount));
-    record.marks = grown;
-  }
-  for (const digest of digests) record.marks[record.markCount++] = digest;
-}
-
-/** The ends of the last `BOUNDARY_DIGESTS` of `ends` (those whose digests a record keeps). */
-export function latestBoundaries(ends: readonly number[]): readonly number[] {
-  return ends.length <= BOUNDARY_DIGESTS ? ends : ends.slice(ends.length - BOUNDARY_DIGESTS);
 }

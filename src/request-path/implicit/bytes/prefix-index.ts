@@ -85,12 +85,14 @@ export class PrefixIndex<T> {
   /**
    * The member under `key` whose kept bytes the body `s` carries from `p0`,
    * the longest, or undefined. `limit` bounds where the request's elements
-   * can end (the end of its array, or the body's length).
+   * can end (the end of its array, or the body's length). `started`, when
+   * given, is the body's stream from `p0` (at or before the first element's
+   * end), which the lookup goes on with.
    */
-  longest(hasher: ByteHasher, s: string, p0: number, key: bigint, limit: number): PrefixMatch<T> | undefined {
+  longest(hasher: ByteHasher, s: string, p0: number, key: bigint, limit: number, started?: PrefixStream): PrefixMatch<T> | undefined {
     const group = this.#groups.get(key);
     if (group === undefined) return undefined;
-    let stream: PrefixStream | undefined;
+    let stream = started;
     let best: PrefixMatch<T> | undefined;
     for (const length of group.lengths) {
       const end = p0 + length;
