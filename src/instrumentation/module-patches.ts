@@ -13,7 +13,7 @@ import type { InstrumentationModuleDefinition } from '@opentelemetry/instrumenta
 import { createRequire } from 'node:module';
 import { types } from 'node:util';
 import type { Patcher } from '../integrations/integration';
-import satisfies from 'semver/functions/satisfies';
+import { satisfies } from '../integrations/version-range';
 import { packageVersion } from './package-versions';
 import { hookRequire, type OnRequire } from './require-hook';
 

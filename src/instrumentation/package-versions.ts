@@ -1,27 +1,41 @@
-// The one place that decides how the instrumentation learns the version of a
-// package it hooks: its folder's package.json, read once per folder. The
-// require hook reports each hooked file with its package folder; reading the
-// manifest again for every file of a hooked package (as
-// `@opentelemetry/instrumentation` does) was about a third of the hook's
-// cost at a cold start (docs/performance.md "Cold start"). A folder's
-// package.json does not change while the process runs.
+// The one place that reads a package folder's package.json: once per folder,
+// kept for the process (a folder's package.json does not change while it
+// runs). The require hook reads a linked package's name there, the hooked
+// modules' versions come from it, and so do the SDK packages' versions that
+// `register` checks. Reading the manifest again for every file of a hooked
+// package (as `@opentelemetry/instrumentation` does) was about a third of
+// that hook's cost at a cold start (docs/performance.md "Cold start").
 
 import { diag } from '@opentelemetry/api';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const versions = new Map<string, string | undefined>();
+/** The fields of a package.json the package reads. */
+export interface PackageManifest {
+  name?: unknown;
+  version?: unknown;
+}
 
-/** The `version` in `baseDir`'s package.json, or undefined (said once on the diagnostic logger) if it has none. */
-export function packageVersion(baseDir: string): string | undefined {
-  if (versions.has(baseDir)) return versions.get(baseDir);
-  let version: string | undefined;
+const manifests = new Map<string, PackageManifest | undefined>();
+
+/** `dir`'s package.json, or undefined if it has none that parses to an object. */
+export function packageManifest(dir: string): PackageManifest | undefined {
+  if (manifests.has(dir)) return manifests.get(dir);
+  let manifest: PackageManifest | undefined;
   try {
-    const read = (JSON.parse(readFileSync(join(baseDir, 'package.json'), 'utf8')) as { version?: unknown }).version;
-    version = typeof read === 'string' ? read : undefined;
+    const read: unknown = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    manifest = typeof read === 'object' && read !== null ? read : undefined;
   } catch {
-    diag.warn('Failed extracting version', baseDir);
+    manifest = undefined;
   }
-  versions.set(baseDir, version);
-  return version;
+  manifests.set(dir, manifest);
+  return manifest;
+}
+
+/** The `version` in `baseDir`'s package.json, or undefined (said once on the diagnostic logger if it cannot be read). */
+export function packageVersion(baseDir: string): string | undefined {
+  const first = !manifests.has(baseDir);
+  const manifest = packageManifest(baseDir);
+  if (manifest === undefined && first) diag.warn('Failed extracting version', baseDir);
+  return typeof manifest?.version === 'string' ? manifest.version : undefined;
 }

@@ -14,8 +14,8 @@
 // hooked it only looks the name up.
 
 import Module from 'node:module';
-import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, sep } from 'node:path';
+import { packageManifest } from './package-versions';
 
 /**
  * Called once per loaded file of a hooked package (its main file, or an
@@ -188,17 +188,9 @@ function packageFolder(filename: string, name: string, relativeRequest: boolean)
   const at = filename.lastIndexOf(marker);
   if (at >= 0) return filename.slice(0, at + marker.length - 1);
   for (let dir = dirname(filename); dirname(dir) !== dir; dir = dirname(dir)) {
-    if (manifestName(dir) === name) return dir;
+    if (packageManifest(dir)?.name === name) return dir;
   }
   return undefined;
-}
-
-function manifestName(dir: string): unknown {
-  try {
-    return (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: unknown }).name;
-  } catch {
-    return undefined;
-  }
 }
 
 /** The file `require(name)` loads from inside `folder` (the package's main), resolved once per folder with hooked files. */

@@ -2,9 +2,7 @@
 // SDKs and frameworks send against the session log, or, with none bound,
 // against the conversation the package keeps itself.
 
-import { isWrapped, type InstrumentationModuleDefinition } from '@opentelemetry/instrumentation';
-// The base of `InstrumentationBase` (config, providers, tracer, meter, logger), without its require hook.
-import { InstrumentationAbstract } from '@opentelemetry/instrumentation/build/src/instrumentation';
+import type { InstrumentationModuleDefinition } from '@opentelemetry/instrumentation';
 import { INTEGRATIONS } from '../integrations/index';
 import { clearHost, setHost, settingsFrom, type HostSettings, type RequestCheckHost } from '../request-path/host';
 import { apiEventLogger } from '../telemetry/evaluation-event';
@@ -14,6 +12,8 @@ import { PACKAGE_NAME, PACKAGE_VERSION } from '../version';
 import type { SessionInvariantInstrumentationConfig } from './config';
 import type { ManualModules } from '../integrations/manual-modules';
 import type { Patcher } from '../integrations/integration';
+import { isWrapped, unwrap, wrap } from '../integrations/wrapping';
+import { BaseInstrumentation } from './base-instrumentation';
 import { ManualPatches } from './manual-patches';
 import { moduleExportsPatcher, ModulePatches } from './module-patches';
 
@@ -24,13 +24,14 @@ import { moduleExportsPatcher, ModulePatches } from './module-patches';
  * AI SDK's telemetry channel, the fetch seam); `disable()` undoes both, so the
  * two ways of turning the package on behave the same.
  *
- * It is an `Instrumentation` as `@opentelemetry/instrumentation` defines it,
- * but not an `InstrumentationBase`: that class installs a require hook that
+ * It is an `Instrumentation` as `@opentelemetry/instrumentation` defines it
+ * (base-instrumentation.ts), but not an `InstrumentationBase`: that class
+ * installs a require hook that
  * resolves every file any code requires, which costs more at a cold start
  * than this whole package is allowed. The SDK modules are hooked by the
  * package's own hook, which looks only at them (require-hook.ts).
  */
-export class SessionInvariantInstrumentation extends InstrumentationAbstract<SessionInvariantInstrumentationConfig> {
+export class SessionInvariantInstrumentation extends BaseInstrumentation<SessionInvariantInstrumentationConfig> {
   // `declare`: the base constructor calls _updateMetricInstruments() before subclass field initializers would run.
   declare private _instruments: InvariantInstruments;
   declare private _patches: ModulePatches;
@@ -59,7 +60,9 @@ export class SessionInvariantInstrumentation extends InstrumentationAbstract<Ses
   }
 
   /** Like contrib's: the given provider gets the `gen_ai.evaluation.result` log events, not the global one. */
-  override setLoggerProvider(loggerProvider: Parameters<InstrumentationAbstract['setLoggerProvider']>[0]): void {
+  override setLoggerProvider(
+    loggerProvider: Parameters<BaseInstrumentation<SessionInvariantInstrumentationConfig>['setLoggerProvider']>[0],
+  ): void {
     super.setLoggerProvider(loggerProvider);
     this._ownLoggerProvider = true;
   }
@@ -97,11 +100,7 @@ export class SessionInvariantInstrumentation extends InstrumentationAbstract<Ses
 
   /** shimmer's wrap and unwrap, as contrib's instrumentations use them; shared by the require hook and `manuallyInstrument`. */
   private patcher(): Patcher {
-    return (this._patcher ??= moduleExportsPatcher(
-      (target, name, wrapper) => this._wrap(target as Record<string, () => unknown>, name, wrapper as never),
-      (target, name) => this._unwrap(target as Record<string, () => unknown>, name),
-      isWrapped,
-    ));
+    return (this._patcher ??= moduleExportsPatcher(wrap, unwrap, isWrapped));
   }
 
   /**

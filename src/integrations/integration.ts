@@ -4,7 +4,7 @@
 // `enable()` and `disable()`. Adding a provider or framework is one folder
 // under src/integrations and one entry in its list.
 
-import type { InstrumentationNodeModuleDefinition } from '@opentelemetry/instrumentation';
+import type { InstrumentationModuleDefinition } from '@opentelemetry/instrumentation';
 import type { ManualModuleKey } from './manual-modules';
 
 /** The patching tools of the instrumentation (shimmer's wrap and unwrap, as contrib uses them). */
@@ -26,7 +26,7 @@ export interface Integration {
   /** Module names and internal-file URL patterns the ESM loader hook is limited to. */
   readonly esmInclude: readonly (string | RegExp)[];
   /** The module definitions, patched through `patcher`. */
-  definitions(patcher: Patcher): InstrumentationNodeModuleDefinition[];
+  definitions(patcher: Patcher): InstrumentationModuleDefinition[];
   /** Starts a process-wide observation; returns what stops it. */
   start?(): () => void;
   /** How `manuallyInstrument` patches this integration's module when the require hook cannot see it load; none for a seam no module carries. */

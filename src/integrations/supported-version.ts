@@ -1,7 +1,6 @@
 // Whether a loaded package is a version this package hooks and tests.
 
-// The one function, not the whole package: semver's index loads 47 modules at start-up, this 19.
-import satisfies from 'semver/functions/satisfies';
+import { satisfies } from './version-range';
 import { warnOnce } from '../warnings';
 
 /**

@@ -9,7 +9,7 @@ import { logWarning } from '../warnings';
 import { ensureContextManager, registeredMeterProvider, registeredTracerProvider } from './existing-setup';
 import { flushOnExit } from './exit-flush';
 import { laterSetupWarning, laterSetups } from './later-setups';
-import { SDK_INSTALL_COMMAND, sdkProblem } from './sdk-packages';
+import { loadedSdkProblem, SDK_INSTALL_COMMAND, sdkProblem } from './sdk-packages';
 import { startupLine } from './startup-line';
 
 /** What `register` set up: the instrumentation, the SDK it started (if any), and how to flush and stop it. */
@@ -68,9 +68,25 @@ function start(env: Env): Registration {
  * start-sdk.ts, loaded (with the SDK packages) when they are installed, or
  * undefined after saying why the SDK cannot be started. `tracerOnly`: another
  * tool registered a tracer provider (Sentry's set-up), which gets the spans.
+ * The versions are checked on the packages the load found (sdk-packages.ts);
+ * a package missing, or one so far out of range that it fails to load, is
+ * named as when each was looked up first.
  */
 function loadSdkStarter(tracerOnly: boolean): typeof import('./start-sdk') | undefined {
-  const problem = sdkProblem();
+  let starter: typeof import('./start-sdk') | undefined;
+  let problem: string | undefined;
+  try {
+    // Loaded only now: the SDK packages are the app's to install (docs/register.md "Dependencies").
+    starter = require('./start-sdk') as typeof import('./start-sdk');
+    const loaded = require.cache[require.resolve('./start-sdk')];
+    problem = loaded === undefined ? sdkProblem() : loadedSdkProblem(loaded);
+  } catch (error) {
+    problem = sdkProblem();
+    if (problem === undefined) {
+      logWarning(`register could not start the OpenTelemetry SDK, so nothing is exported: ${describeThrown(error)}`);
+      return undefined;
+    }
+  }
   if (problem !== undefined) {
     const later = tracerOnly ? [] : laterSetups();
     logWarning(
@@ -84,13 +100,7 @@ function loadSdkStarter(tracerOnly: boolean): typeof import('./start-sdk') | und
     const warning = laterSetupWarning(laterSetups());
     if (warning !== undefined) logWarning(warning);
   }
-  try {
-    // Loaded only now: the SDK packages are the app's to install (docs/register.md "Dependencies").
-    return require('./start-sdk') as typeof import('./start-sdk');
-  } catch (error) {
-    logWarning(`register could not start the OpenTelemetry SDK, so nothing is exported: ${describeThrown(error)}`);
-    return undefined;
-  }
+  return starter;
 }
 
 function onceShutdown(sdk: NodeSDK): () => Promise<void> {

@@ -7,7 +7,8 @@
 // version: within one call, a step's request must carry the previous steps'
 // replies.
 
-import { InstrumentationNodeModuleDefinition, InstrumentationNodeModuleFile } from '@opentelemetry/instrumentation';
+import type { InstrumentationModuleDefinition } from '@opentelemetry/instrumentation';
+import { moduleDefinition, moduleFile } from '../module-definition';
 import type { Patcher } from '../integration';
 import { inFrameworkRun } from '../../request-path/run';
 
@@ -101,9 +102,9 @@ function unpatchExports(exports: Record<string, unknown> | undefined, patcher: P
  * The `ai` module definition: on AI SDK 5 and 6, every `generateText`/`streamText`/agent call is one run. Its entry
  * files are hooked too, for an app that imports one by path (the ESM loader hook then names it by its file).
  */
-export function aiSdkRunDefinition(patcher: Patcher): InstrumentationNodeModuleDefinition {
+export function aiSdkRunDefinition(patcher: Patcher): InstrumentationModuleDefinition {
   const patch = (exports: Record<string, unknown>) => patchExports(exports, patcher);
   const unpatch = (exports?: Record<string, unknown>) => unpatchExports(exports, patcher);
-  const files = AI_SDK_ENTRY_FILES.map((file) => new InstrumentationNodeModuleFile(file, [AI_SDK_RUN_HOOK_VERSIONS], patch, unpatch));
-  return new InstrumentationNodeModuleDefinition('ai', [AI_SDK_RUN_HOOK_VERSIONS], patch, unpatch, files);
+  const files = AI_SDK_ENTRY_FILES.map((file) => moduleFile(file, [AI_SDK_RUN_HOOK_VERSIONS], patch, unpatch));
+  return moduleDefinition('ai', [AI_SDK_RUN_HOOK_VERSIONS], patch, unpatch, files);
 }

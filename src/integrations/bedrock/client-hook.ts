@@ -8,7 +8,8 @@
 // is serialised and its output once deserialised. It acts on Converse and
 // ConverseStream only (converse-check.ts, loaded at the first of them).
 
-import { InstrumentationNodeModuleDefinition } from '@opentelemetry/instrumentation';
+import type { InstrumentationModuleDefinition } from '@opentelemetry/instrumentation';
+import { moduleDefinition } from '../module-definition';
 import type { Integration, Patcher } from '../integration';
 import { isSupportedVersion } from '../supported-version';
 import { SUPPORTED_VERSIONS } from '../supported-versions';
@@ -65,8 +66,8 @@ export const bedrockIntegration: Integration = {
 };
 
 /** Every version is accepted, so one outside the range is reported, not skipped silently. */
-function bedrockDefinition(patcher: Patcher): InstrumentationNodeModuleDefinition {
-  return new InstrumentationNodeModuleDefinition(
+function bedrockDefinition(patcher: Patcher): InstrumentationModuleDefinition {
+  return moduleDefinition(
     BEDROCK_MODULE,
     ['*'],
     (exports: Record<string, unknown>, version?: string) => {

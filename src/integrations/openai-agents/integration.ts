@@ -4,7 +4,8 @@
 // The wrappers and the recorder load when the SDK does: a process that never
 // requires it never loads them (docs/performance.md "Cold start").
 
-import { InstrumentationNodeModuleDefinition, InstrumentationNodeModuleFile } from '@opentelemetry/instrumentation';
+import type { InstrumentationModuleDefinition } from '@opentelemetry/instrumentation';
+import { moduleDefinition, moduleFile } from '../module-definition';
 import { rewrap, unwrapIfWrapped, type Integration, type Patcher } from '../integration';
 import { isSupportedVersion } from '../supported-version';
 import { addRunResolver } from '../../request-path/run';
@@ -33,28 +34,27 @@ const PATCHED_FILES: ReadonlyArray<[file: string, wrappers: ReadonlyArray<[name:
   ['dist/runner/toolExecution', [['executeHandoffCalls', 'wrapExecuteHandoffCalls']]],
 ];
 
-function definition(patcher: Patcher): InstrumentationNodeModuleDefinition {
+function definition(patcher: Patcher): InstrumentationModuleDefinition {
   // File hooks name the file with its package, in both the CommonJS and the ESM copy.
   const files = PATCHED_FILES.flatMap(([file, wrappers]) =>
-    ['js', 'mjs'].map(
-      (extension) =>
-        new InstrumentationNodeModuleFile(
-          `${AGENTS_CORE_MODULE}/${file}.${extension}`,
-          [AGENTS_CORE_SUPPORTED],
-          (exports: Record<string, unknown>) => {
-            for (const [name, wrapper] of wrappers) {
-              if (typeof exports[name] === 'function') rewrap(patcher, exports, name, modelCall()[wrapper] as (original: never) => unknown);
-            }
-            return exports;
-          },
-          (exports?: Record<string, unknown>) => {
-            for (const [name] of wrappers) unwrapIfWrapped(patcher, exports, name);
-          },
-        ),
+    ['js', 'mjs'].map((extension) =>
+      moduleFile(
+        `${AGENTS_CORE_MODULE}/${file}.${extension}`,
+        [AGENTS_CORE_SUPPORTED],
+        (exports: Record<string, unknown>) => {
+          for (const [name, wrapper] of wrappers) {
+            if (typeof exports[name] === 'function') rewrap(patcher, exports, name, modelCall()[wrapper] as (original: never) => unknown);
+          }
+          return exports;
+        },
+        (exports?: Record<string, unknown>) => {
+          for (const [name] of wrappers) unwrapIfWrapped(patcher, exports, name);
+        },
+      ),
     ),
   );
   let removeResolver: (() => void) | undefined;
-  return new InstrumentationNodeModuleDefinition(
+  return moduleDefinition(
     AGENTS_CORE_MODULE,
     ['*'],
     (exports: Record<string, unknown>, version?: string) => {

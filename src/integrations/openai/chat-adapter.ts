@@ -116,10 +116,14 @@ function callsOf(message: unknown): readonly ToolCall[] | undefined {
 /** A call a tool result is named after: one with a string name. */
 const hasName = (call: ToolCall): boolean => typeof call.name === 'string';
 
-/** The name of the call a tool result at `before` answers, among the messages read before it (model/answered-call.ts). */
+/**
+ * The name of the call a tool result at `before` answers, among the messages
+ * read before it (model/answered-call.ts). The calls' table is made at the
+ * first tool result: a reply, or a request with none, never needs it.
+ */
 function namesOf(messages: readonly (Message | null | undefined)[]): (toolCallId: string, before: number) => string | undefined {
-  const calls = new EarlierCalls<ToolCall>(messages, callsOf, hasName);
-  return (toolCallId, before) => calls.answered(toolCallId, before)?.name;
+  let calls: EarlierCalls<ToolCall> | undefined;
+  return (toolCallId, before) => (calls ??= new EarlierCalls<ToolCall>(messages, callsOf, hasName)).answered(toolCallId, before)?.name;
 }
 
 const chatEntries = new EntryMemo<Message, ChatEntrySnapshot>(chatEntrySnapshots);

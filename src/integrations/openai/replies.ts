@@ -27,6 +27,11 @@ const MAX_CHOICES = 128;
  * an app may continue with any one of them.
  */
 function chatReply(choices: readonly unknown[]): Reply | undefined {
+  if (choices.length === 1) {
+    // The usual reply, one choice: it is the reply whatever its index.
+    const choice = choices[0];
+    return isObject(choice) && isObject(choice.message) ? { messages: fromOpenAIChat([choice.message]) } : undefined;
+  }
   const byIndex = new Map<number, Message[]>();
   for (let i = 0; i < choices.length && byIndex.size < MAX_CHOICES; i++) {
     const choice = choices[i];

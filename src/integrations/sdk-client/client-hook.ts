@@ -17,7 +17,7 @@
 // connection error and retried). A client without that seam (Anthropic
 // 0.x) is checked in `prepareOptions`, without the body.
 
-import { InstrumentationNodeModuleDefinition } from '@opentelemetry/instrumentation';
+import { moduleDefinition } from '../module-definition';
 import { isSupportedVersion } from '../supported-version';
 import { rewrap, unwrapIfWrapped, type Integration, type Patcher } from '../integration';
 import type { ClientSeam } from '../provider';
@@ -91,8 +91,8 @@ export function clientIntegration(seam: ClientSeam): Integration {
 }
 
 /** A module definition that hooks `seam`'s client. Every version is accepted, so one outside `range` is reported, not skipped silently. */
-function clientDefinition(seam: ClientSeam, patcher: Patcher): InstrumentationNodeModuleDefinition {
-  return new InstrumentationNodeModuleDefinition(
+function clientDefinition(seam: ClientSeam, patcher: Patcher): ReturnType<typeof moduleDefinition> {
+  return moduleDefinition(
     seam.module,
     ['*'],
     (exports: Record<string, unknown>, version?: string) => {

@@ -72,48 +72,57 @@ function shapeCode(key: string, s: MessageSketch): number {
 }
 
 /**
- * The sketches of a conversation's messages, exactly as many (grown by one
- * copy per append): a code per message, and in order what codes keep apart.
+ * The sketches of a conversation's messages: a code per message, and in
+ * order what codes keep apart. The codes grow by half again when full, not
+ * by one copy per append: a new typed array per request and per reply (its
+ * store outside the heap past 64 bytes) cost more than the rest of an
+ * append, and the room left is at most half a byte a message.
  */
 export class PackedSketches {
   #codes: Uint8Array;
+  #length = 0;
   #apart: ReadonlyArray<string | MessageSketch>;
 
   constructor(sketches: readonly MessageSketch[] = []) {
-    this.#codes = new Uint8Array(0);
+    this.#codes = new Uint8Array(sketches.length);
     this.#apart = [];
     this.append(sketches);
   }
 
   get length(): number {
-    return this.#codes.length;
+    return this.#length;
   }
 
   /** Appends sketches. */
   append(sketches: readonly MessageSketch[]): void {
     if (sketches.length === 0) return;
-    const known = this.#codes.length;
-    const codes = new Uint8Array(known + sketches.length);
-    codes.set(this.#codes);
+    const known = this.#length;
+    const needed = known + sketches.length;
+    if (needed > this.#codes.length) {
+      const codes = new Uint8Array(Math.max(needed, known + (known >> 1) + 8));
+      codes.set(this.#codes.subarray(0, known));
+      this.#codes = codes;
+    }
+    const codes = this.#codes;
     const apart: Array<string | MessageSketch> = [];
     for (let i = 0; i < sketches.length; i++) {
       codes[known + i] = encode(sketches[i]!, apart);
     }
-    this.#codes = codes;
+    this.#length = needed;
     if (apart.length > 0) this.#apart = this.#apart.concat(apart);
   }
 
   /** Drops the last sketch. */
   dropLast(): void {
-    const length = this.#codes.length;
+    const length = this.#length;
     if (length === 0) return;
     const code = this.#codes[length - 1]!;
-    this.#codes = this.#codes.slice(0, length - 1);
+    this.#length = length - 1;
     if (code >= WITH_ID) this.#apart = this.#apart.slice(0, -1);
   }
 
   /** The first `length` sketches (all by default), rebuilt. */
-  toArray(length = this.#codes.length): MessageSketch[] {
+  toArray(length = this.#length): MessageSketch[] {
     const out = new Array<MessageSketch>(length);
     let next = 0;
     for (let i = 0; i < length; i++) {
