@@ -36,8 +36,15 @@ export interface CheckReaction {
   /** A span to carry the event when there is neither: made only on a violation, ended after it is recorded. */
   spanForViolation?: ((reaction: CheckReaction) => OwnedSpan | undefined) | undefined;
   instruments?: InvariantInstruments | undefined;
-  /** Where the `gen_ai.evaluation.result` log event goes (default: the global logger provider's). */
+  /** Where the `gen_ai.evaluation.result` log event goes (default: `eventLoggerSource`'s, else the global logger provider's). */
   eventLogger?: EventLogger | undefined;
+  /**
+   * Where the event logger is looked up when `eventLogger` is not given
+   * (the request path's host), only when a violation is recorded: the
+   * passing path needs no logger. An object, not a getter on the reaction,
+   * which would make every request's reaction a slow object to build.
+   */
+  eventLoggerSource?: { readonly eventLogger: EventLogger | undefined } | undefined;
   /** False where a throw cannot reach the caller (a diagnostics-channel subscriber): strict is recorded as warn. */
   mayThrow: boolean;
   /** The implicit log's surplus is assistant replies this process never saw a model send (its store is in memory). */
@@ -77,7 +84,7 @@ export function actOnCheck(result: CheckResult, reaction: CheckReaction): Violat
       try {
         recordViolation(shown, { ...context, span: target });
         done = 'the violation';
-        emitEvaluationEvent(context.eventLogger ?? apiEventLogger(), shown, context, target);
+        emitEvaluationEvent(context.eventLogger ?? context.eventLoggerSource?.eventLogger ?? apiEventLogger(), shown, context, target);
         done = 'the violation and its log event';
       } finally {
         owned?.end();

@@ -220,10 +220,7 @@ function reactionOf(
         conversationId: r.conversationId,
       }),
     instruments: host.instruments,
-    // Looked up only when a violation is recorded: the passing path needs no logger.
-    get eventLogger() {
-      return host.eventLogger;
-    },
+    eventLoggerSource: host,
     mayThrow: seam.mayThrow,
   };
 }
