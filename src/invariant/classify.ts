@@ -22,6 +22,12 @@ export interface ComparedLists {
   logSketch(j: number): MessageSketch;
   /** The fields in which request message `i` and log message `j` differ. */
   differs(i: number, j: number): FingerprintField[];
+  /**
+   * How many messages the lists share at their ends, at most `room`: what
+   * `matches` walked back from both ends gives, for lists that can tell
+   * faster (the implicit log compares arrays of fingerprints).
+   */
+  commonSuffix?(room: number): number;
 }
 
 /**
@@ -38,9 +44,10 @@ export interface ComparedLists {
  */
 export function classify(lists: ComparedLists, index: number): ReconstructionViolation {
   const { requestLength, logLength } = lists;
-  let suffix = 0;
   const room = Math.min(requestLength, logLength) - index;
-  while (suffix < room && lists.matches(requestLength - 1 - suffix, logLength - 1 - suffix)) suffix++;
+  let suffix = 0;
+  if (lists.commonSuffix !== undefined) suffix = lists.commonSuffix(room);
+  else while (suffix < room && lists.matches(requestLength - 1 - suffix, logLength - 1 - suffix)) suffix++;
   const requestEnd = requestLength - suffix;
   const logEnd = logLength - suffix;
 

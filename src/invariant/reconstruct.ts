@@ -103,6 +103,8 @@ export function reconstruct(
       requestSketch: (i) => lists.requestSketch(i + offset),
       logSketch: (j) => lists.logSketch(j),
       differs: (i, j) => lists.differs(i + offset, j),
+      // Counted from the ends, where the overlay slot plays no part.
+      commonSuffix: lists.commonSuffix === undefined ? undefined : (room) => lists.commonSuffix!(room),
     },
     index,
   );

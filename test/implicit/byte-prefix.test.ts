@@ -30,7 +30,9 @@ const bodyOf = (list: readonly unknown[]) => JSON.stringify({ model: 'm', messag
 function keep(index: PrefixIndex<ByteRecord>, body: string): ByteRecord {
   const layout = bodyLayout(body, 'messages')!;
   const record = newByteRecord(hasher.digest(body, layout.p0, layout.firstEnd));
-  appendSpans(record, elementsFrom(body, layout)!, 0, layout.p0, hasher.stream(body, layout.p0));
+  appendSpans(record, elementsFrom(body, layout)!, 0, layout.p0, hasher.stream(body, layout.p0), (start, end) =>
+    hasher.digest(body, start, end),
+  );
   for (const b of record.boundaries.slice(-BOUNDARY_DIGESTS)) index.add(record.key, b.length, b.digest, record);
   return record;
 }
@@ -118,15 +120,17 @@ describe('byte-record', () => {
     return { stream, asked };
   }
   const spans = (ends: number[]) => ends.map((end) => ({ start: end - 5, end }));
+  /** A block's digest as the positions it was asked for. */
+  const blockOf = (start: number, end: number): bigint => BigInt(start) * 1_000_000n + BigInt(end);
 
   it('keeps every element end and the digests of the latest few boundaries, asking the stream only there', () => {
     const record = newByteRecord(1n);
     const first = endsStream();
-    expect(appendSpans(record, spans([10, 20, 30]), 0, 0, first.stream)).toBe(3);
+    expect(appendSpans(record, spans([10, 20, 30]), 0, 0, first.stream, blockOf)).toBe(3);
     expect(first.asked).toEqual([10, 20, 30]);
     // Spans before `first` are not appended; positions are relative to p0.
     const second = endsStream();
-    expect(appendSpans(record, spans([99, 42, 52, 62, 72]), 1, 2, second.stream)).toBe(4);
+    expect(appendSpans(record, spans([99, 42, 52, 62, 72]), 1, 2, second.stream, blockOf)).toBe(4);
     expect(second.asked).toEqual([42, 52, 62, 72]);
     expect(bytesSeen(record)).toBe(70);
     expect(Array.from(record.ends.subarray(0, record.count))).toEqual([10, 20, 30, 40, 50, 60, 70]);
@@ -135,7 +139,7 @@ describe('byte-record', () => {
     expect(record.boundaries.slice(-BOUNDARY_DIGESTS).map((b) => b.digest)).toEqual([42n, 52n, 62n, 72n].slice(-BOUNDARY_DIGESTS));
   });
 
-  it('takes a mark every MARK_EVERY elements, in one front-to-back pass whatever the batches, and grows past its capacity', () => {
+  it('takes a mark for every block of MARK_EVERY elements, the boundaries in one front-to-back pass whatever the batches, and grows past its capacity', () => {
     fc.assert(
       fc.property(fc.array(fc.integer({ min: 0, max: 40 }), { maxLength: 12 }), (batches) => {
         const record = newByteRecord(1n);
@@ -143,13 +147,14 @@ describe('byte-record', () => {
         for (const size of batches) {
           const ends = Array.from({ length: size }, () => (end += 7));
           const { stream, asked } = endsStream();
-          appendSpans(record, spans(ends), 0, 0, stream);
+          appendSpans(record, spans(ends), 0, 0, stream, blockOf);
           expect(asked).toEqual([...asked].sort((a, b) => a - b));
           record.boundaries.splice(0, Math.max(0, record.boundaries.length - BOUNDARY_DIGESTS));
         }
         expect(record.count).toBe(end / 7);
         expect(record.markCount).toBe(Math.floor(record.count / MARK_EVERY));
-        for (let k = 0; k < record.markCount; k++) expect(record.marks[k]).toBe(BigInt(7 * (k + 1) * MARK_EVERY));
+        // Mark k: the block from the end of element 16k - 1 (0 for the first) to the end of element 16k + 15.
+        for (let k = 0; k < record.markCount; k++) expect(record.marks[k]).toBe(blockOf(7 * k * MARK_EVERY, 7 * (k + 1) * MARK_EVERY));
         expect(record.boundaries.map((b) => b.length)).toEqual(
           Array.from(record.ends.subarray(Math.max(0, record.count - BOUNDARY_DIGESTS), record.count)),
         );

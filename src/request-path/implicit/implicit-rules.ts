@@ -217,10 +217,12 @@ function rejoined(candidates: readonly Conversation[], prefixes: SharedPrefixes,
     if (better) best = { conversation, shared, last, carried, reaches };
   }
   if (best === undefined) return undefined;
+  // The implied log starts with the conversation, whose first `shared` messages the request carries (sharedPrefix).
   const violation = reconstructionFailure(
     concat(best.conversation, seen, best.last + 1, () => true, captureContent),
     seen,
     captureContent,
+    best.shared,
   );
   return violation === undefined ? undefined : { violation, conversation: best.conversation };
 }
@@ -248,6 +250,7 @@ function lostReply(candidates: readonly Conversation[], seen: Seen, run: RunKey 
       concat(conversation, seen, offset + last.length, () => true, captureContent),
       seen,
       captureContent,
+      last.length,
     );
     return violation === undefined ? undefined : { violation, conversation };
   }

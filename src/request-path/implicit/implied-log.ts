@@ -7,7 +7,7 @@
 import { SYSTEM_FINGERPRINT, type Fingerprint } from '../../invariant/fingerprint';
 import type { MessageSketch } from '../../invariant/sketch';
 import type { ViolationDetails } from '../../invariant/violation';
-import { reconstruct, type RequestAndLog } from '../../invariant/reconstruct';
+import { overlayOffset, reconstruct, type RequestAndLog } from '../../invariant/reconstruct';
 import type { Conversation } from './conversation';
 import type { Seen } from './seen-request';
 import { sketchOf } from './stored-sketches';
@@ -36,9 +36,14 @@ export function concat(
   return { fingerprints, sketches };
 }
 
-/** The check's reconstruction rule (reconstruct.ts), on fingerprints. */
-export function reconstructionFailure(implied: Implied, seen: Seen, captureContent: boolean): ViolationDetails | undefined {
-  return reconstruct(new RequestAndImplied(seen, implied, captureContent)).violation;
+/**
+ * The check's reconstruction rule (reconstruct.ts), on fingerprints. `from`:
+ * how many of the implied log's first messages the caller already found
+ * equal to the request's (after the overlay slot); the lockstep starts there.
+ */
+export function reconstructionFailure(implied: Implied, seen: Seen, captureContent: boolean, from = 0): ViolationDetails | undefined {
+  const lists = new RequestAndImplied(seen, implied, captureContent);
+  return reconstruct(lists, overlayOffset(lists), from).violation;
 }
 
 /** A request and the log it implies, as the reconstruction rule reads them: equal fingerprints match. */
@@ -87,6 +92,16 @@ class RequestAndImplied implements RequestAndLog {
 
   logSketch(j: number): MessageSketch {
     return this.#implied.sketches[j]!;
+  }
+
+  commonSuffix(room: number): number {
+    const request = this.#seen.fingerprints;
+    const log = this.#implied.fingerprints;
+    const last = request.length - 1;
+    const logLast = log.length - 1;
+    let suffix = 0;
+    while (suffix < room && request[last - suffix] === log[logLast - suffix]) suffix++;
+    return suffix;
   }
 
   /** Fingerprints say whether two messages differ, not in what. */

@@ -11,15 +11,16 @@ import type { Message } from '../../model/messages';
 /**
  * A request in the implicit log's terms: its messages and their
  * fingerprints. A request read from where its bytes first differ from a
- * conversation's (divergence.ts) was not read in full: its messages at
- * `known.from` to `known.to` are the conversation's sketches, which say
- * their role and tool ids, and `sketchOf` (stored-sketches.ts) gives those
- * sketches where a message's sketch is asked for.
+ * conversation's (divergence.ts) was not read in full: its messages in each
+ * `known` range (before the difference, and a run after it) are the
+ * conversation's sketches, which say their role and tool ids, and
+ * `sketchOf` (stored-sketches.ts) gives those sketches where a message's
+ * sketch is asked for.
  */
 export interface Seen {
   messages: readonly Message[];
   fingerprints: Fingerprint[];
-  known?: KnownRange | undefined;
+  known?: readonly KnownRange[] | undefined;
 }
 
 /** Messages of a request known equal to a conversation's, kept as that conversation's sketches (content-free). */

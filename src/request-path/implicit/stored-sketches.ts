@@ -30,13 +30,16 @@ export function visibleSketch(message: unknown, captureContent: boolean): Messag
 /**
  * The sketch of the request's message `i`, stored (`storedSketch`) or
  * visible (`visibleSketch`): for a message the request was not read for
- * (`seen.known`), the conversation's sketch of it, with no preview. (The
- * violation path takes that range only with content capture off, when every
- * sketch of a message is its content-free one.)
+ * (in a range of `seen.known`), the conversation's sketch of it, with no
+ * preview. (The violation path takes those ranges only with content capture
+ * off, when every sketch of a message is its content-free one.)
  */
 export function sketchOf(seen: Seen, i: number, captureContent: boolean, visible: boolean): MessageSketch {
-  const known = seen.known;
-  if (known !== undefined && i >= known.from && i < known.to) return withoutPreview(known.sketches[i - known.from]!);
+  const ranges = seen.known;
+  for (let r = 0; ranges !== undefined && r < ranges.length; r++) {
+    const known = ranges[r]!;
+    if (i >= known.from && i < known.to) return withoutPreview(known.sketches[i - known.from]!);
+  }
   return visible ? visibleSketch(seen.messages[i], captureContent) : storedSketch(seen.messages[i], captureContent);
 }
 

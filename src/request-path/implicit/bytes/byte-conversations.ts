@@ -6,9 +6,9 @@
 
 import type { SerialisedBody } from '../../model-request';
 import type { ByteHasher, PrefixStream } from './byte-hash';
-import { appendSpans, BOUNDARY_DIGESTS, bytesSeen, MARK_EVERY, newByteRecord, type ByteRecord } from './byte-record';
+import { appendSpans, BOUNDARY_DIGESTS, bytesSeen, MARK_EVERY, markRange, newByteRecord, type ByteRecord } from './byte-record';
 import { bodyLayout, type BodyLayout, type ConversationArrayKey } from './body-layout';
-import { arrayElements, objectEndsAt, type ElementSpan } from './json-scan';
+import { arrayElements, objectEndsAt, skipSpace, skipValue, type ElementSpan } from './json-scan';
 import { PrefixIndex, restream } from './prefix-index';
 
 /** The array a wire format's conversation is in; undefined for a format the byte path does not read. */
@@ -78,11 +78,36 @@ export interface ByteDivergence<C> {
   /** The token `since` given when the bytes were recorded. */
   since: unknown;
   layout: BodyLayout;
-  /** The counts of leading elements known equal, largest first (each a multiple of `MARK_EVERY`, or all of the recorded bytes). */
+  /** The counts of leading elements known equal, largest first (each a multiple of `MARK_EVERY`). */
   equal: number[];
   /** The request's elements after its first `count` non-system ones (undefined when the array does not scan). */
   tailAfter(count: number): ElementSpan[] | undefined;
+  /** The elements after the first difference found equal to recorded ones, block by block (`resumedAfter`); undefined when none are. */
+  resumed: ResumedElements | undefined;
+  /** Where the request has the recorded non-system elements `from` to `to`, when they are there `shift` characters from their recorded place. */
+  recordedSpans(from: number, to: number, shift: number): ElementSpan[];
 }
+
+/**
+ * A run of a request's elements after its first difference that are, byte
+ * for byte, whole blocks of the recorded elements (shifted by what was
+ * dropped or inserted before them), and the request's other elements
+ * around them: only those need reading.
+ */
+export interface ResumedElements {
+  /** The request's non-system elements from the known equal ones (`equal[0]`) up to the run. */
+  between: ElementSpan[];
+  /** The index of the run's first element among the recorded non-system elements, and how many elements it has. */
+  recordedAt: number;
+  count: number;
+  /** How many characters the run is from its recorded place. */
+  shift: number;
+  /** The request's elements after the run, to the end. */
+  after: ElementSpan[];
+}
+
+/** How far (in elements) a block of recorded elements is looked for from its own place: the elements dropped or inserted before it. */
+const MAX_SHIFT = 32;
 
 /** How many conversations that start alike (by their first element's bytes) the violation path compares a request with, the latest first. */
 const ALIKE = 4;
@@ -130,7 +155,7 @@ export class ByteConversations<C extends object> {
       commit: (messages, since) => {
         record.since = since;
         this.#noteLatest(record);
-        this.#extend(record, layout.p0, tail, 0, stream, messages);
+        this.#extend(record, hasher, text, layout.p0, tail, 0, stream, messages);
       },
     };
   }
@@ -151,7 +176,7 @@ export class ByteConversations<C extends object> {
     };
     this.#records.set(conversation, record);
     this.#noteLatest(record);
-    this.#extend(record, layout.p0, elements, layout.systemCount, stream, messages);
+    this.#extend(record, hasher, body.text, layout.p0, elements, layout.systemCount, stream, messages);
   }
 
   /**
@@ -184,6 +209,15 @@ export class ByteConversations<C extends object> {
       layout,
       equal: best.equal,
       tailAfter: (count) => arrayElements(text, layout.open, layout.p0 + record.ends[count - 1]!),
+      resumed: resumedAfter(hasher, text, layout, record, best.equal[0]!),
+      recordedSpans: (from, to, shift) => {
+        const spans: ElementSpan[] = [];
+        for (let j = from; j < to; j++) {
+          const start = j === 0 ? layout.p0 : skipSpace(text, skipSpace(text, layout.p0 + record.ends[j - 1]! + shift) + 1);
+          spans.push({ start: j === 0 ? start + shift : start, end: layout.p0 + record.ends[j]! + shift });
+        }
+        return spans;
+      },
     };
   }
 
@@ -208,9 +242,21 @@ export class ByteConversations<C extends object> {
     latest.push(reference);
   }
 
-  /** Records `spans[first..]` (new elements, body positions) in `record`, their digests from `stream`, and indexes its latest boundaries. */
-  #extend(record: KeptBytes<C>, p0: number, spans: readonly ElementSpan[], first: number, stream: PrefixStream, messages: number): void {
-    const added = appendSpans(record, spans, first, p0, stream);
+  /**
+   * Records `spans[first..]` (new elements of `text`, body positions) in `record`, their boundary digests from
+   * `stream` and their blocks' marks from `hasher`, and indexes its latest boundaries.
+   */
+  #extend(
+    record: KeptBytes<C>,
+    hasher: ByteHasher,
+    text: string,
+    p0: number,
+    spans: readonly ElementSpan[],
+    first: number,
+    stream: PrefixStream,
+    messages: number,
+  ): void {
+    const added = appendSpans(record, spans, first, p0, stream, (start, end) => hasher.digest(text, start, end));
     const boundaries = record.boundaries;
     const reference = record.reference;
     for (let i = boundaries.length - added; i < boundaries.length; i++) {
@@ -251,26 +297,75 @@ export class ByteConversations<C extends object> {
 
 /**
  * How many leading non-system elements `s` (from `p0`) shares with `record`'s
- * bytes, as far as its marks tell: each count known equal, largest first
- * (all of the recorded elements when the whole recorded bytes are equal).
- * Hashes the request once, front to back, up to its first unequal mark.
+ * bytes, as far as its marks tell: each count known equal, largest first.
+ * Hashes each block of the request once, front to back, up to its first
+ * unequal block.
  */
 function equalElements(hasher: ByteHasher, s: string, p0: number, record: ByteRecord): number[] {
   const equal: number[] = [];
-  let stream: PrefixStream | undefined;
+  const endAt = (e: number): number => record.ends[e]!;
   for (let k = 0; k < record.markCount; k++) {
-    const count = (k + 1) * MARK_EVERY;
-    const end = p0 + record.ends[count - 1]!;
-    if (end > s.length || !objectEndsAt(s, end)) return equal;
-    stream ??= hasher.stream(s, p0);
-    if (stream.digestTo(end) !== record.marks[k]) return equal;
-    equal.unshift(count);
-  }
-  const seen = bytesSeen(record);
-  const last = record.boundaries[record.boundaries.length - 1];
-  if (record.count > (equal[0] ?? 0) && last !== undefined && last.length === seen && p0 + seen <= s.length && objectEndsAt(s, p0 + seen)) {
-    stream ??= hasher.stream(s, p0);
-    if (stream.digestTo(p0 + seen) === last.digest) equal.unshift(record.count);
+    const { start, end } = markRange(k, endAt);
+    if (p0 + end > s.length || !objectEndsAt(s, p0 + end)) return equal;
+    if (hasher.digest(s, p0 + start, p0 + end) !== record.marks[k]) return equal;
+    equal.unshift((k + 1) * MARK_EVERY);
   }
   return equal;
+}
+
+/**
+ * The elements after the first `known` of the request `s` that are whole
+ * recorded blocks, found by scanning the request's elements from there one
+ * by one until a recorded block (at most `MAX_SHIFT` elements from its own
+ * place) starts at one of them with equal bytes, then taking the blocks
+ * after it at the same shift while their bytes are equal. Bytes equal to a
+ * recorded run of whole elements, starting where a request element starts,
+ * are those same elements. Undefined when no block is found.
+ */
+function resumedAfter(hasher: ByteHasher, s: string, layout: BodyLayout, record: ByteRecord, known: number): ResumedElements | undefined {
+  const endAt = (e: number): number => record.ends[e]!;
+  const firstBlock = known / MARK_EVERY;
+  if (!Number.isInteger(firstBlock) || firstBlock >= record.markCount) return undefined;
+  const p0 = layout.p0;
+  const between: ElementSpan[] = [];
+  // `at`: just past the request's element `i - 1` (where a block, with the separator before it, would start).
+  let at = p0 + record.ends[known - 1]!;
+  for (let i = known; i <= (record.markCount - 1) * MARK_EVERY + MAX_SHIFT; i++) {
+    const lowest = Math.max(firstBlock, Math.ceil((i - MAX_SHIFT) / MARK_EVERY));
+    const highest = Math.min(record.markCount - 1, Math.floor((i + MAX_SHIFT) / MARK_EVERY));
+    for (let k = lowest; k <= highest; k++) {
+      // The first block not equal at its own place is known unequal there.
+      if (k === firstBlock && i === known) continue;
+      let end = blockAt(hasher, s, at, k, record, endAt);
+      if (end < 0) continue;
+      let last = k;
+      while (last + 1 < record.markCount) {
+        const next = blockAt(hasher, s, end, last + 1, record, endAt);
+        if (next < 0) break;
+        end = next;
+        last++;
+      }
+      const after = arrayElements(s, layout.open, end);
+      if (after === undefined) return undefined;
+      const shift = at - (p0 + markRange(k, endAt).start);
+      return { between, recordedAt: k * MARK_EVERY, count: (last - k + 1) * MARK_EVERY, shift, after };
+    }
+    // The next element of the request, if any.
+    let start = skipSpace(s, at);
+    if (s.charCodeAt(start) !== 0x2c) return undefined; // `]` or malformed: no block follows
+    start = skipSpace(s, start + 1);
+    const end = skipValue(s, start);
+    if (end < 0) return undefined;
+    between.push({ start, end });
+    at = end;
+  }
+  return undefined;
+}
+
+/** Where recorded block `k`, placed at `at` in `s` (just past an element), ends when its bytes are there; -1 when not. */
+function blockAt(hasher: ByteHasher, s: string, at: number, k: number, record: ByteRecord, endAt: (e: number) => number): number {
+  const { start, end } = markRange(k, endAt);
+  const to = at + (end - start);
+  if (to > s.length || !objectEndsAt(s, to)) return -1;
+  return hasher.digest(s, at, to) === record.marks[k] ? to : -1;
 }

@@ -14,11 +14,14 @@ import type { ElementSpan } from './json-scan';
 export const BOUNDARY_DIGESTS = 4;
 
 /**
- * Every how many elements a conversation keeps a mark: the digest of its
- * bytes up to that element's end. A request that does not extend the bytes
- * is compared mark by mark, so the elements before the last equal mark are
- * known equal without reading them (the violation path reads from there).
- * 8 bytes per 16 messages.
+ * Every how many elements a conversation keeps a mark: the digest of the
+ * bytes of one block of `MARK_EVERY` elements, from the end of the element
+ * before the block (the separator included) to the end of its last element.
+ * A request that does not extend the bytes is compared block by block: the
+ * blocks equal at their place are the elements before its first difference,
+ * and a block found equal further on (shifted by the elements dropped or
+ * inserted) is part of what follows the difference; neither is read (the
+ * violation path, divergence.ts, reads the rest). 8 bytes per 16 messages.
  */
 export const MARK_EVERY = 16;
 
@@ -37,7 +40,7 @@ export interface ByteRecord {
   count: number;
   /** The digests at the last `BOUNDARY_DIGESTS` element ends, oldest first: the newest is the bytes seen so far. */
   boundaries: BoundaryDigest[];
-  /** `marks[k]`: the digest of the bytes up to the end of element `(k + 1) * MARK_EVERY - 1`; `markCount` of them are in use. */
+  /** `marks[k]`: the digest of block `k`'s bytes (`markRange`); `markCount` of them are in use. */
   marks: BigUint64Array;
   markCount: number;
 }
@@ -55,14 +58,22 @@ export function bytesSeen(record: ByteRecord): number {
 /**
  * Appends the ends of `spans[first..]` (the elements a request added; body
  * positions, `p0` where the record's bytes start) and, in the same pass, the
- * digests the record keeps among them: a mark every `MARK_EVERY` elements
- * and a boundary digest at each of the latest `BOUNDARY_DIGESTS`, taken from
- * `stream` (over the body from p0, at or before the first new end), front to
- * back. Returns how many boundary digests it added: they are the last of
+ * digests the record keeps among them: a mark for each block of
+ * `MARK_EVERY` elements they complete, from `block` (the digest of a range
+ * of the body), and a boundary digest at each of the latest
+ * `BOUNDARY_DIGESTS`, taken from `stream` (over the body from p0, at or
+ * before the first new end), front to back. Returns how many boundary digests it added: they are the last of
  * `record.boundaries`, which may now hold more than `BOUNDARY_DIGESTS`; the
  * caller unindexes the oldest and drops them.
  */
-export function appendSpans(record: ByteRecord, spans: readonly ElementSpan[], first: number, p0: number, stream: PrefixStream): number {
+export function appendSpans(
+  record: ByteRecord,
+  spans: readonly ElementSpan[],
+  first: number,
+  p0: number,
+  stream: PrefixStream,
+  block: (start: number, end: number) => bigint,
+): number {
   const added = spans.length - first;
   const total = record.count + added;
   if (total > record.ends.length) {
@@ -82,14 +93,18 @@ export function appendSpans(record: ByteRecord, spans: readonly ElementSpan[], f
     const index = record.count;
     const end = spans[i]!.end - p0;
     record.ends[record.count++] = end;
-    const marked = (index + 1) % MARK_EVERY === 0;
-    if (!marked && index < latestFrom) continue;
-    const digest = stream.digestTo(p0 + end);
-    if (marked) record.marks[record.markCount++] = digest;
-    if (index >= latestFrom) {
-      record.boundaries.push({ length: end, digest });
-      boundaries++;
+    if ((index + 1) % MARK_EVERY === 0) {
+      const start = markRange(record.markCount, (e) => record.ends[e]!).start;
+      record.marks[record.markCount++] = block(p0 + start, p0 + end);
     }
+    if (index < latestFrom) continue;
+    record.boundaries.push({ length: end, digest: stream.digestTo(p0 + end) });
+    boundaries++;
   }
   return boundaries;
+}
+
+/** Where block `k`'s bytes lie, relative to p0, by the ends `endAt` gives (an element's end by its index). */
+export function markRange(k: number, endAt: (element: number) => number): { start: number; end: number } {
+  return { start: k === 0 ? 0 : endAt(k * MARK_EVERY - 1), end: endAt((k + 1) * MARK_EVERY - 1) };
 }
