@@ -92,7 +92,7 @@ function refused(violation: SessionInvariantViolation, sent: SentRequest): Promi
 /** Hands the reply in `result` (what fetch returned) to the check, as the caller reads it. */
 function observeResult(result: unknown, awaiting: NonNullable<Awaiting>): void {
   const observe = (response: unknown): void =>
-    contained(SEAM.name, () => observeReplyFor(response, awaiting.format, awaiting.pending), undefined);
+    contained(SEAM.name, () => void observeReplyFor(response, awaiting.format, awaiting.pending), undefined);
   // Only a promise of the engine's own is followed (its `then` has no effects); any other result goes back untouched.
   // Registered before the caller gets the promise, so it runs before the caller reads the body.
   if (result instanceof Promise) result.then(observe, () => {});

@@ -30,17 +30,12 @@ export interface ResponseLike {
  * Hands the reply the caller reads from `response` to the request's pending
  * check (observeReplyAsRead), the one way both transport seams do it: the
  * caller's read waits for the check's asynchronous record when it has one.
+ * For an SDK client's response (sdk-client/client-hook.ts), `cloneable`
+ * prepares a node-fetch one, and a JSON reply's hand-off to the client's
+ * own parse is returned (`ParsedReply`); the fetch seam has no parse to
+ * hand it to.
  */
-export function observeReplyFor(response: unknown, format: ReplyFormat, pending: PendingReply): void {
-  observeClientReply(response, format, pending);
-}
-
-/**
- * `observeReplyFor` for an SDK client's response (sdk-client/client-hook.ts):
- * `cloneable` prepares a node-fetch one, and a JSON reply's hand-off to the
- * client's own parse is returned (`ParsedReply`).
- */
-export function observeClientReply(
+export function observeReplyFor(
   response: unknown,
   format: ReplyFormat,
   pending: PendingReply,

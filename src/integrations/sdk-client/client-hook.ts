@@ -118,15 +118,10 @@ function givenClient(seam: ClientSeam, value: object): object | undefined {
   return prototypeDefining(value, 'prepareOptions') ? value : undefined;
 }
 
+/** The seams a client may lack (`patchClient` gives each its wrapper). */
+const OPTIONAL_METHODS = ['retryRequest', 'prepareRequest', 'fetchWithTimeout', 'parseResponseWithTimeout'] as const;
 /** The methods the hook wraps, each on the prototype that defines it. */
-const HOOKED_METHODS = [
-  'prepareOptions',
-  'retryRequest',
-  'prepareRequest',
-  'fetchWithTimeout',
-  'backendMiddleware',
-  'parseResponseWithTimeout',
-];
+const HOOKED_METHODS = ['prepareOptions', 'backendMiddleware', ...OPTIONAL_METHODS];
 
 /**
  * The one place that patches an SDK client class, for the require hook and
@@ -148,15 +143,15 @@ function patchClient(seam: ClientSeam, patcher: Patcher, client: unknown, versio
   rewrap(patcher, owner, 'prepareOptions', (original: PrepareOptions) => hookPrepareOptions(original, seam, bytesLater));
   if (byteSeamOwner && seam.byteSeam === 'backendMiddleware') rewrap(patcher, byteSeamOwner, 'backendMiddleware', addByteCheck);
   // Optional seams: without them retries are still told apart by the SDK's own retry path, and replies come from the next request.
-  const optional: Array<[string, (original: never) => unknown]> = [
-    ['retryRequest', markRetry],
-    ['prepareRequest', seam.byteSeam === 'prepareRequest' ? checkPreparedRequest : linkRequestInit],
-    ['fetchWithTimeout', readReplies],
-    ['parseResponseWithTimeout', takeParsedReplies],
-  ];
-  for (const [method, wrapper] of optional) {
+  const wrappers: Record<(typeof OPTIONAL_METHODS)[number], (original: never) => unknown> = {
+    retryRequest: markRetry,
+    prepareRequest: seam.byteSeam === 'prepareRequest' ? checkPreparedRequest : linkRequestInit,
+    fetchWithTimeout: readReplies,
+    parseResponseWithTimeout: takeParsedReplies,
+  };
+  for (const method of OPTIONAL_METHODS) {
     const methodOwner = prototypeDefining(client, method);
-    if (methodOwner) rewrap(patcher, methodOwner, method, wrapper);
+    if (methodOwner) rewrap(patcher, methodOwner, method, wrappers[method]);
   }
 }
 
@@ -248,7 +243,7 @@ function readReplies(original: FetchWithTimeout): FetchWithTimeout {
     const observe = (value: unknown): void => {
       const awaiting = awaitingNow();
       if (awaiting === undefined) return;
-      const parsed = replyReader().observeClientReply(value, awaiting.format, awaiting.pending, readableByReplyReader);
+      const parsed = replyReader().observeReplyFor(value, awaiting.format, awaiting.pending, readableByReplyReader);
       if (parsed !== undefined) handToParse(value, parsed);
     };
     if (response instanceof Promise) response.then(observe, () => {});
